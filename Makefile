@@ -1,0 +1,121 @@
+# numa-extender — the only build file.
+# Targets: all (default), test, asan, bench, run, fuzz, clean, deps.
+# Variables: CC, WERROR=1 (warnings are errors; CI sets it), SAN=address,undefined,
+# BUILD (output folder), O (optimisation level).
+
+CC      ?= cc
+BUILD   ?= build
+O       ?= -O2
+SAN     ?=
+WERROR  ?=
+
+PKGS    := json-c yaml-0.1 libmicrohttpd libcurl
+TESTPKG := cmocka
+
+WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -Wold-style-definition -Wformat=2 -Wundef -Wvla -Wwrite-strings -Wcast-qual \
+        -Wnull-dereference -Wimplicit-fallthrough -Wdouble-promotion
+# topology/ is pure arithmetic over quantities: silent truncation bites there.
+TOPO_WARN := -Wconversion -Wsign-conversion
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+
+CFLAGS_BASE := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(O) -g \
+               -fno-omit-frame-pointer -MMD -MP -I. $(WARN)
+ifneq ($(SAN),)
+CFLAGS_BASE += -fsanitize=$(SAN) -fno-sanitize-recover=all
+LDFLAGS_SAN := -fsanitize=$(SAN)
+else
+CFLAGS_BASE += -D_FORTIFY_SOURCE=2 -fstack-protector-strong
+endif
+
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+TEST_LIBS  = $(shell pkg-config --libs $(TESTPKG) 2>/dev/null)
+
+TOPO_SRC := $(sort $(wildcard topology/*.c))
+EXT_SRC  := $(filter-out extender/main.c,$(sort $(wildcard extender/*.c)))
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+HELP_SRC := $(sort $(wildcard tests/support/*.c))
+BENCH_SRC:= $(sort $(wildcard tests/bench/bench_*.c))
+
+TOPO_OBJ := $(TOPO_SRC:%.c=$(BUILD)/%.o)
+EXT_OBJ  := $(EXT_SRC:%.c=$(BUILD)/%.o)
+HELP_OBJ := $(HELP_SRC:%.c=$(BUILD)/%.o)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+BENCH_BIN:= $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+
+LIBTOPO := $(BUILD)/libtopology.a
+LIBEXT  := $(BUILD)/libextender.a
+BIN     := bin/numa-extender
+ifneq ($(BUILD),build)
+BIN     := $(BUILD)/bin/numa-extender
+endif
+
+.PHONY: all test asan bench run fuzz clean deps check
+all: $(BIN)
+
+deps:
+	@sh scripts/install-deps.sh
+
+# A stamp of the flags, so that changing them rebuilds everything.
+$(BUILD)/.flags: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(CC) $(CFLAGS_BASE) $(SAN)' | cmp -s - $@ || echo '$(CC) $(CFLAGS_BASE) $(SAN)' > $@
+FORCE:
+
+$(BUILD)/topology/%.o: topology/%.c $(BUILD)/.flags
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(TOPO_WARN) -c $< -o $@
+
+$(BUILD)/extender/%.o: extender/%.c $(BUILD)/.flags
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -c $< -o $@
+
+$(BUILD)/tests/%.o: tests/%.c $(BUILD)/.flags
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -c $< -o $@
+
+$(LIBTOPO): $(TOPO_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(LIBEXT): $(EXT_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(BUILD)/extender/main.o $(LIBEXT) $(LIBTOPO)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(PKG_LIBS) -lpthread -lm
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(HELP_OBJ) $(LIBEXT) $(LIBTOPO)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LIBS) $(PKG_LIBS) -lpthread -lm
+
+$(BUILD)/bench/%: tests/bench/%.c $(HELP_OBJ) $(LIBEXT) $(LIBTOPO) $(BUILD)/.flags
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -o $@ $< $(HELP_OBJ) $(LIBEXT) $(LIBTOPO) $(PKG_LIBS) -lpthread -lm
+
+# The suite: every unit binary, then the explain command on every shared
+# scenario; one closing line "N passed, N failed".
+test: deps
+	@$(MAKE) --no-print-directory $(BIN) $(UNIT_BIN)
+	@BUILD=$(BUILD) BIN=$(BIN) sh tests/run-tests.sh $(UNIT_BIN)
+
+check: test
+
+asan:
+	@$(MAKE) --no-print-directory BUILD=build-asan SAN=address,undefined O=-O1 test
+
+bench: deps
+	@$(MAKE) --no-print-directory O=-O2 $(BENCH_BIN)
+	@for b in $(BENCH_BIN); do echo "== $$b"; ./$$b || exit 1; done
+
+run: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	./$(BIN) serve --config config/example.yaml
+
+clean:
+	rm -rf build build-asan build-fuzz bin
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A small format-neutral document tree, so one decoder serves JSON and YAML
+ * alike: doc_parse detects the format, doc_json.c (json-c) and doc_yaml.c
+ * (libyaml) fill the tree, and the helpers here read typed values from it and
+ * build "origin: field.path: problem" messages. It knows nothing about
+ * Kubernetes; nrt_decode.c and pod_decode.c do.
+ *
+ * Ownership: a tree owns all its nodes and strings; doc_free releases one.
+ * Pointers returned by doc_get and doc_read_* are borrowed from the tree.
+ * Nothing here keeps global state, so separate trees may be used from separate
+ * threads. Out of memory aborts. */
+#ifndef EXTENDER_DOC_H
+#define EXTENDER_DOC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "topology/err.h"
+
+/* Deepest nesting of arrays/objects accepted, in both formats. */
+#define DOC_MAX_DEPTH 64
+/* Ceiling for doc_read_file. */
+#define DOC_MAX_FILE_BYTES ((size_t)64 << 20)
+
+enum doc_kind {
+	DOC_NULL,
+	DOC_BOOL,
+	DOC_NUMBER, /* JSON number; text is the exact source text ("1.5", "1e3") */
+	DOC_STRING, /* JSON string; YAML quoted, block or !!str scalar */
+	DOC_PLAIN,  /* YAML unquoted scalar, untyped: "8", "true", "~", "abc" */
+	DOC_ARRAY,
+	DOC_OBJECT,
+};
+
+struct doc;
+
+/* One element of an array (key NULL) or member of an object, in source order.
+ * Object keys are unique: both parsers reject duplicates. */
+struct doc_child {
+	char *key;
+	struct doc *value;
+};
+
+struct doc {
+	enum doc_kind kind;
+	/* Scalars: NUL-terminated copy of the text, len bytes without the NUL
+	 * (strings may contain NULs). DOC_NULL is "null", DOC_BOOL "true" or
+	 * "false". NULL for arrays and objects. */
+	char *text;
+	size_t len;
+	struct doc_child *children; /* DOC_ARRAY and DOC_OBJECT only */
+	size_t nchildren;
+	/* 1-based start of the node in the source; 0 when unknown (JSON). */
+	unsigned line;
+	unsigned column;
+};
+
+/* Parses buf[0..len). If the first non-whitespace byte is '{' or '[' the text
+ * is strict JSON (one value, nothing after it, UTF-8 checked, nesting up to
+ * DOC_MAX_DEPTH, duplicate keys rejected) and yields one document; otherwise it
+ * is a YAML stream yielding one document per "---" section (an empty section
+ * yields a DOC_PLAIN "" root; an empty stream yields none). YAML anchors,
+ * aliases, non-scalar keys and duplicate keys are rejected.
+ * On success *docs is an array of *ndocs trees (free with doc_free_all; it may
+ * be NULL when *ndocs is 0). Errors: ERR_PARSE with msg "origin:line:col:
+ * problem" (YAML) or "origin: invalid JSON at byte N: problem";
+ * ERR_TOO_LARGE for JSON over INT_MAX bytes. On error *docs is NULL. */
+enum err doc_parse(const char *buf, size_t len, const char *origin,
+		   struct doc ***docs, size_t *ndocs, struct errmsg *msg);
+
+/* The two back ends of doc_parse, for callers that know the format. */
+enum err doc_parse_json(const char *buf, size_t len, const char *origin,
+			struct doc **out, struct errmsg *msg);
+enum err doc_parse_yaml(const char *buf, size_t len, const char *origin,
+			struct doc ***docs, size_t *ndocs, struct errmsg *msg);
+
+/* Frees a tree; accepts NULL. */
+void doc_free(struct doc *d);
+/* Frees n trees and the array holding them; accepts NULL. */
+void doc_free_all(struct doc **docs, size_t n);
+
+/* The value of member key of an object, or NULL when obj is NULL, not an
+ * object, or has no such key. Exact, case-sensitive match. */
+const struct doc *doc_get(const struct doc *obj, const char *key);
+/* Like doc_get, but an explicit null ("key: null", "key: ~", "key:") counts
+ * as absent, as it does for Kubernetes' omitempty fields. */
+const struct doc *doc_lookup(const struct doc *obj, const char *key);
+
+/* True for NULL, DOC_NULL and the YAML null spellings "", "~", "null",
+ * "Null", "NULL" of a plain scalar. */
+bool doc_is_null(const struct doc *d);
+
+/* "an object", "an array", "a string", "a number", "a boolean" or "null", for
+ * "expected X, got Y" messages. Plain YAML scalars are named by what YAML 1.2
+ * would type them as. */
+const char *doc_kind_name(const struct doc *d);
+
+/* Flags for doc_read_string. */
+#define DOC_STR_SCALAR 0x1u /* also accept a number's or boolean's text */
+
+/* Borrows the text of a string (DOC_STRING or DOC_PLAIN; with DOC_STR_SCALAR
+ * also DOC_NUMBER and DOC_BOOL). ERR_INVALID with msg "expected a string, got
+ * an array" or "string contains a NUL byte"; msg carries no origin or path. */
+enum err doc_read_string(const struct doc *d, unsigned flags, const char **out,
+			 size_t *len, struct errmsg *msg);
+
+/* Reads a decimal integer from a DOC_NUMBER or DOC_PLAIN node (a quoted
+ * string is not an integer, as in Kubernetes). ERR_INVALID for another kind or
+ * for text such as "1.5" ("\"1.5\": not an integer"), ERR_RANGE outside
+ * int64. msg carries no origin or path. */
+enum err doc_read_int64(const struct doc *d, int64_t *out, struct errmsg *msg);
+
+/* Reads a whole regular file into a NUL-terminated heap buffer (*buf, free
+ * with free(); *len excludes the NUL). max_bytes 0 or above
+ * DOC_MAX_FILE_BYTES means DOC_MAX_FILE_BYTES. ERR_IO ("path: cannot open: No
+ * such file or directory", "path: is a directory", ...), ERR_TOO_LARGE
+ * ("path: larger than N bytes"). */
+enum err doc_read_file(const char *path, size_t max_bytes, char **buf,
+		       size_t *len, struct errmsg *msg);
+
+/* A field path such as "items[2].zones[1].resources[0].available", built while
+ * walking a tree. Paths longer than the buffer are cut, never overrun. */
+struct doc_path {
+	char text[256];
+	size_t len;
+};
+
+void doc_path_init(struct doc_path *p);
+/* Append ".key" ("key" at the start) or "[i]"; both return a mark for
+ * doc_path_pop, which restores the path to what it was before. */
+size_t doc_path_key(struct doc_path *p, const char *key);
+size_t doc_path_index(struct doc_path *p, size_t i);
+void doc_path_pop(struct doc_path *p, size_t mark);
+
+/* Sets msg to "origin: path: problem" ("origin: problem" for an empty path). */
+void doc_errorf(struct errmsg *msg, const char *origin,
+		const struct doc_path *path, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Prefixes msg's current text (a problem) with "origin: path: ". */
+void doc_error_prefix(struct errmsg *msg, const char *origin,
+		      const struct doc_path *path);
+
+/* Room doc_quote needs for any input. */
+#define DOC_QUOTE_CAP (64 * 4 + 16)
+/* Writes text as a double-quoted single-line literal for messages, the same
+ * way quantity errors quote: non-printable bytes become \xNN, and text beyond
+ * 64 bytes is cut with "...". cap must be at least DOC_QUOTE_CAP. */
+void doc_quote(char *buf, size_t cap, const char *text, size_t len);
+
+/* Finds the first name that repeats an earlier one: on true, *dup is the
+ * smallest index j with names[i] equal to names[j] for some i < j.
+ * O(n log n), so hostile inputs with many names stay cheap. */
+bool doc_find_duplicate(const char *const *names, size_t n, size_t *dup);
+
+/* Building blocks for the two parsers. */
+struct doc *doc_new(enum doc_kind kind, unsigned line, unsigned column);
+/* Gives a scalar node a copy of text[0..len). */
+void doc_set_text(struct doc *d, const char *text, size_t len);
+
+#endif

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* `numa-extender explain --pod FILE --nrt PATH [--nrt PATH ...] [-o json|text]`:
+ * decode, build snapshots, judge with the one judge, print. */
+#include "extender/explain.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "extender/nrt_decode.h"
+#include "extender/pod_decode.h"
+#include "extender/verdict_json.h"
+#include "extender/xalloc.h"
+#include "topology/demand.h"
+#include "topology/inventory.h"
+#include "topology/judge.h"
+
+static void format_amount(const char *resource, int64_t v, char *buf, size_t size)
+{
+	static const char *const units[] = { "Ki", "Mi", "Gi", "Ti", "Pi", "Ei" };
+	int u = -1;
+
+	if (strcmp(resource, "memory") == 0 || strncmp(resource, "hugepages-", 10) == 0)
+		while (v != 0 && v % 1024 == 0 && u < 5) {
+			v /= 1024;
+			u++;
+		}
+	snprintf(buf, size, "%" PRId64 "%s", v, u >= 0 ? units[u] : "");
+}
+
+/* What the pod asks of a resource in total (pod-scope aggregation), for the
+ * table's last column. */
+static int64_t pod_asks(const struct pod_demand *d, const char *name)
+{
+	size_t i;
+
+	if (strcmp(name, "cpu") == 0)
+		return d->pod_cpus;
+	for (i = 0; i < d->npod_memory; i++)
+		if (strcmp(d->pod_memory[i].name, name) == 0)
+			return d->pod_memory[i].amount;
+	for (i = 0; i < d->npod_devices; i++)
+		if (strcmp(d->pod_devices[i].name, name) == 0)
+			return d->pod_devices[i].amount;
+	return 0;
+}
+
+static void write_text(FILE *out, const struct inventory_node *node, const struct pod_demand *d,
+		       const struct verdict *v)
+{
+	char buf[64], ids[256];
+	size_t i;
+	int r, k;
+
+	fprintf(out, "node %s  (policy %s, scope %s%s)\n", node->name, tm_policy_name(node->policy),
+		tm_scope_name(node->scope), node->prefer_closest ? ", prefer-closest-numa-nodes" : "");
+	fprintf(out, "  %-34s", "available/allocatable");
+	for (k = 0; k < node->numa_count; k++) {
+		snprintf(buf, sizeof buf, "NUMA %d", node->numa_ids[k]);
+		fprintf(out, " %-15s", buf);
+	}
+	fprintf(out, " %s\n", "pod asks");
+	for (r = 0; r < node->nresources; r++) {
+		const struct inventory_resource *res = &node->resources[r];
+		char a[32], b[32];
+
+		fprintf(out, "  %-34s", res->name);
+		for (k = 0; k < node->numa_count; k++) {
+			format_amount(res->name, res->available[k], a, sizeof a);
+			format_amount(res->name, res->allocatable[k], b, sizeof b);
+			snprintf(buf, sizeof buf, "%s/%s", a, b);
+			fprintf(out, " %-15s", buf);
+		}
+		format_amount(res->name, pod_asks(d, res->name), a, sizeof a);
+		fprintf(out, " %s\n", a);
+	}
+	for (i = 0; i < v->ncontainers; i++) {
+		const struct verdict_container *c = &v->containers[i];
+
+		if (c->has_affinity)
+			bitmask_format(c->numa_ids, ids, sizeof ids);
+		fprintf(out, "  container %-24s NUMA %s%s\n", c->name,
+			c->has_affinity ? ids : "(none)", c->preferred ? ", preferred" : "");
+	}
+	if (v->admit)
+		fprintf(out, "  verdict: admit\n\n");
+	else
+		fprintf(out, "  verdict: reject (%s%s): %s\n\n", verdict_reason_name(v->reason),
+			v->unresolvable ? ", unresolvable" : "", v->message);
+}
+
+enum err explain_write(const struct pod_spec *pod, const struct nrt_object *objs, size_t n,
+		       enum explain_format format, FILE *out, struct errmsg *msg)
+{
+	struct json_object *root = NULL, *nodes = NULL;
+	struct pod_demand *demand = NULL;
+	enum err rc;
+	size_t i;
+
+	rc = pod_demand_new(pod, &demand, msg);
+	if (rc != ERR_OK) {
+		errmsg_prefix(msg, "pod %s/%s: ", pod->namespace_, pod->name);
+		return rc;
+	}
+	if (format == EXPLAIN_JSON) {
+		char name[512];
+
+		root = json_object_new_object();
+		nodes = json_object_new_array();
+		snprintf(name, sizeof name, "%s/%s", pod->namespace_, pod->name);
+		json_object_object_add(root, "pod", json_object_new_string(name));
+		json_object_object_add(root, "nodes", nodes);
+	} else {
+		fprintf(out, "pod %s/%s (QoS %s)\n\n", pod->namespace_, pod->name,
+			qos_class_name(demand->qos));
+	}
+	for (i = 0; i < n; i++) {
+		struct inventory_node *node = NULL;
+		struct verdict v;
+
+		rc = inventory_node_new(&objs[i], &node, msg);
+		if (rc != ERR_OK) {
+			errmsg_prefix(msg, "node %s: ", objs[i].name ? objs[i].name : "?");
+			goto out;
+		}
+		judge_node(node, demand, &v);
+		if (format == EXPLAIN_JSON)
+			json_object_array_add(nodes, verdict_to_json(node->name, &v));
+		else
+			write_text(out, node, demand, &v);
+		verdict_cleanup(&v);
+		inventory_node_free(node);
+	}
+	if (format == EXPLAIN_JSON)
+		fprintf(out, "%s\n",
+			json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+								     JSON_C_TO_STRING_SPACED |
+								     JSON_C_TO_STRING_NOSLASHESCAPE));
+out:
+	json_object_put(root);
+	pod_demand_free(demand);
+	return rc;
+}
+
+static int usage(void)
+{
+	fprintf(stderr,
+		"usage: numa-extender explain --pod FILE --nrt PATH [--nrt PATH ...] [-o json|text]\n"
+		"  FILE: a v1.Pod (YAML or JSON)\n"
+		"  PATH: an NRT file (one object, a multi-document stream or a List) or a directory\n");
+	return 2;
+}
+
+int explain_main(int argc, char **argv)
+{
+	const char *pod_path = NULL;
+	const char **nrt_paths = xcalloc((size_t)argc + 1, sizeof *nrt_paths);
+	enum explain_format format = EXPLAIN_TEXT;
+	struct nrt_object *all = NULL;
+	size_t nall = 0, npaths = 0, i;
+	struct pod_spec pod;
+	struct errmsg msg;
+	int status = 2, a;
+	enum err rc;
+
+	memset(&pod, 0, sizeof pod);
+	for (a = 0; a < argc; a++) {
+		const char *arg = argv[a];
+
+		if ((strcmp(arg, "--pod") == 0 || strcmp(arg, "--nrt") == 0 ||
+		     strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0) && a + 1 >= argc) {
+			fprintf(stderr, "numa-extender explain: %s needs a value\n", arg);
+			goto out;
+		}
+		if (strcmp(arg, "--pod") == 0) {
+			pod_path = argv[++a];
+		} else if (strcmp(arg, "--nrt") == 0) {
+			nrt_paths[npaths++] = argv[++a];
+		} else if (strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0) {
+			const char *f = argv[++a];
+
+			if (strcmp(f, "json") == 0)
+				format = EXPLAIN_JSON;
+			else if (strcmp(f, "text") == 0)
+				format = EXPLAIN_TEXT;
+			else {
+				fprintf(stderr, "numa-extender explain: -o %s: expected json or text\n", f);
+				goto out;
+			}
+		} else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+			usage();
+			status = 0;
+			goto out;
+		} else {
+			fprintf(stderr, "numa-extender explain: unknown argument \"%s\"\n", arg);
+			usage();
+			goto out;
+		}
+	}
+	if (pod_path == NULL || npaths == 0) {
+		usage();
+		goto out;
+	}
+	rc = pod_load_file(pod_path, &pod, &msg);
+	if (rc != ERR_OK) {
+		fprintf(stderr, "numa-extender explain: %s\n", msg.text);
+		goto out;
+	}
+	for (i = 0; i < npaths; i++) {
+		struct nrt_object *objs = NULL;
+		size_t nobjs = 0;
+
+		rc = nrt_load_path(nrt_paths[i], &objs, &nobjs, &msg);
+		if (rc != ERR_OK) {
+			fprintf(stderr, "numa-extender explain: %s\n", msg.text);
+			goto out;
+		}
+		all = xreallocarray(all, nall + nobjs + 1, sizeof *all);
+		memcpy(all + nall, objs, nobjs * sizeof *objs);
+		nall += nobjs;
+		free(objs);
+	}
+	if (nall == 0) {
+		fprintf(stderr, "numa-extender explain: no NodeResourceTopology object found\n");
+		goto out;
+	}
+	rc = explain_write(&pod, all, nall, format, stdout, &msg);
+	if (rc != ERR_OK) {
+		fprintf(stderr, "numa-extender explain: %s\n", msg.text);
+		goto out;
+	}
+	status = 0;
+out:
+	nrt_objects_free(all, nall);
+	pod_spec_cleanup(&pod);
+	free(nrt_paths);
+	return status;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* `numa-extender explain`: judge one pod on a set of NRT inventories and print
+ * the verdicts as JSON or as a readable table per node. */
+#ifndef EXTENDER_EXPLAIN_H
+#define EXTENDER_EXPLAIN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "topology/err.h"
+#include "topology/nrt.h"
+#include "topology/pod.h"
+
+enum explain_format { EXPLAIN_TEXT, EXPLAIN_JSON };
+
+/* Judges pod on every object and writes the report to out. Input that cannot
+ * be judged (a pod the kubelet could not represent, an inventory with invalid
+ * zones) is ERR_INVALID/ERR_RANGE with msg naming the node and field. */
+enum err explain_write(const struct pod_spec *pod, const struct nrt_object *objs, size_t n,
+		       enum explain_format format, FILE *out, struct errmsg *msg);
+
+/* The CLI: argv after "explain". Returns the exit status (0, or 2 on bad input
+ * or usage, with the reason on stderr). */
+int explain_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,28 @@
+#!/bin/sh
+# Runs every test binary given as an argument, shows its output, and ends with
+# one line "N passed, N failed" summed over all of them (cmocka's own counts).
+# A binary that crashes or prints no summary counts as one failure.
+set -u
+passed=0
+failed=0
+for bin in "$@"; do
+	out=$(mktemp)
+	"./$bin" >"$out" 2>&1
+	rc=$?
+	cat "$out"
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9][0-9]*\) test(s)\./\1/p' "$out" | awk '{s+=$1} END {print s+0}')
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9][0-9]*\) test(s), listed below:/\1/p' "$out" | awk '{s+=$1} END {print s+0}')
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "run-tests: $bin exited with status $rc without reporting a failed test" >&2
+		f=1
+	fi
+	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+		echo "run-tests: $bin ran no test" >&2
+		f=1
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	rm -f "$out"
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

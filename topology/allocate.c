@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The providers' Allocate step that follows a successful merge, on counts
+ * (kubelet devicemanager devicesToAllocate, cpumanager allocateCPUs with
+ * takeByTopologyNUMAPacked, memorymanager staticPolicy.Allocate). It decides
+ * whether admission fails after the merge, and what later containers of the
+ * same pod see. Choices the kubelet leaves to set order are made in ascending
+ * NUMA id order. */
+#include "sim.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static void fail(struct sim *s, const char *who, const char *resource, const char *detail)
+{
+	s->failed_resource = resource;
+	snprintf(s->failure, sizeof s->failure, "%s: %s", who, detail);
+}
+
+/* --- devices --- */
+
+static bool allocate_device(struct sim *s, const struct container_demand *c, const char *who,
+			    const struct demand_amount *d, struct topo_hint hint)
+{
+	int r = inventory_find(s->node, d->name);
+	int64_t *avail, *reuse, *used;
+	int64_t from_reuse[INVENTORY_MAX_NUMA] = { 0 }, from_avail[INVENTORY_MAX_NUMA] = { 0 };
+	int64_t need = d->amount, total = 0;
+	int i, pass;
+
+	if (r < 0 || s->node->resources[r].kind != RESOURCE_DEVICE)
+		return true; /* no NUMA information: not tracked */
+	avail = sim_at(s->avail, s, r);
+	reuse = sim_at(s->reuse, s, r);
+	used = sim_at(s->used, s, r);
+	for (i = 0; i < s->n && need > 0; i++) {
+		from_reuse[i] = reuse[i] < need ? reuse[i] : need;
+		need -= from_reuse[i];
+	}
+	for (i = 0; i < s->n; i++)
+		total += avail[i];
+	if (need > total) {
+		char detail[200];
+
+		snprintf(detail, sizeof detail,
+			 "requested number of devices unavailable for %s. Requested: %lld, Available: %lld",
+			 d->name, (long long)d->amount, (long long)(total + d->amount - need));
+		fail(s, who, d->name, detail);
+		return false;
+	}
+	/* Aligned devices first, then the rest. */
+	for (pass = 0; pass < 2 && need > 0; pass++) {
+		for (i = 0; i < s->n && need > 0; i++) {
+			bool in = !hint.nil && bitmask_is_set(hint.mask, i);
+			int64_t t;
+
+			if (!hint.nil && (pass == 0) != in)
+				continue;
+			if (hint.nil && pass == 1)
+				continue;
+			t = avail[i] < need ? avail[i] : need;
+			from_avail[i] += t;
+			need -= t;
+		}
+	}
+	for (i = 0; i < s->n; i++) {
+		avail[i] -= from_avail[i];
+		used[i] += from_avail[i];
+		if (c->kind == CONTAINER_INIT)
+			reuse[i] += from_avail[i];
+		else
+			reuse[i] -= from_reuse[i];
+	}
+	return true;
+}
+
+/* --- CPUs --- */
+
+/* takeByTopologyNUMAPacked with one CPU per core and one socket per NUMA
+ * node: whole free NUMA nodes the request can use entirely, then NUMA nodes
+ * with the fewest free CPUs first (ties: lower id). */
+static void take_by_topology(const struct sim *s, int64_t *pool, const int64_t *capacity,
+			     int64_t want, int64_t *taken)
+{
+	int order[INVENTORY_MAX_NUMA], k, i, j;
+
+	if (want <= 0)
+		return;
+	for (k = 0, i = 0; i < s->n; i++)
+		order[k++] = i;
+	/* Ascending free count, then index (insertion sort: n <= 64). */
+	for (i = 1; i < k; i++) {
+		int x = order[i];
+
+		for (j = i; j > 0 && (pool[order[j - 1]] > pool[x] ||
+				      (pool[order[j - 1]] == pool[x] && order[j - 1] > x)); j--)
+			order[j] = order[j - 1];
+		order[j] = x;
+	}
+	for (i = 0; i < k && want > 0; i++) {
+		int d = order[i];
+
+		if (capacity[d] > 0 && pool[d] == capacity[d] && want >= capacity[d]) {
+			taken[d] += pool[d];
+			want -= pool[d];
+			pool[d] = 0;
+		}
+	}
+	for (i = 1; i < k; i++) {
+		int x = order[i];
+
+		for (j = i; j > 0 && (pool[order[j - 1]] > pool[x] ||
+				      (pool[order[j - 1]] == pool[x] && order[j - 1] > x)); j--)
+			order[j] = order[j - 1];
+		order[j] = x;
+	}
+	for (i = 0; i < k && want > 0; i++) {
+		int d = order[i];
+		int64_t t = pool[d] < want ? pool[d] : want;
+
+		taken[d] += t;
+		pool[d] -= t;
+		want -= t;
+	}
+}
+
+static bool allocate_cpus(struct sim *s, const struct container_demand *c, const char *who,
+			  struct topo_hint hint)
+{
+	const struct inventory_node *node = s->node;
+	int64_t pool[INVENTORY_MAX_NUMA], aligned[INVENTORY_MAX_NUMA];
+	int64_t taken[INVENTORY_MAX_NUMA] = { 0 };
+	int64_t *avail, *reuse, *used, total = 0, in_mask = 0, first;
+	const int64_t *capacity;
+	int i;
+
+	if (c->cpus == 0 || !node->cpu_static || node->cpu < 0)
+		return true;
+	avail = sim_at(s->avail, s, node->cpu);
+	reuse = sim_at(s->reuse, s, node->cpu);
+	used = sim_at(s->used, s, node->cpu);
+	capacity = node->resources[node->cpu].capacity;
+	for (i = 0; i < s->n; i++) {
+		pool[i] = avail[i] + reuse[i];
+		total += pool[i];
+		aligned[i] = !hint.nil && bitmask_is_set(hint.mask, i) ? pool[i] : 0;
+		in_mask += aligned[i];
+	}
+	if (total < c->cpus) {
+		char detail[200];
+
+		snprintf(detail, sizeof detail,
+			 "cpu: not enough cpus available to satisfy request: requested=%lld, available=%lld",
+			 (long long)c->cpus, (long long)total);
+		fail(s, who, "cpu", detail);
+		return false;
+	}
+	first = in_mask < c->cpus ? in_mask : c->cpus;
+	take_by_topology(s, aligned, capacity, first, taken);
+	for (i = 0; i < s->n; i++)
+		pool[i] -= taken[i];
+	take_by_topology(s, pool, capacity, c->cpus - first, taken);
+	for (i = 0; i < s->n; i++) {
+		/* Reusable CPUs of a NUMA node are taken before its free ones. */
+		int64_t r = reuse[i] < taken[i] ? reuse[i] : taken[i];
+		int64_t a = taken[i] - r;
+
+		avail[i] -= a;
+		used[i] += a;
+		if (c->kind == CONTAINER_INIT)
+			reuse[i] += a;
+		else
+			reuse[i] -= r;
+	}
+	return true;
+}
+
+/* --- memory --- */
+
+/* memorymanager findBestHint: preferred first, then narrowest. */
+static bool best_memory_hint(struct sim *s, const struct container_demand *c,
+			     bitmask_t within, bool filter, struct topo_hint *out)
+{
+	size_t words = maskset_words(s->n);
+	uint64_t *all = arena_alloc(s->arena, words * sizeof *all);
+	uint64_t *pref = arena_alloc(s->arena, words * sizeof *pref);
+	uint64_t size = (uint64_t)1 << s->n, m;
+	bool found = false;
+
+	if (providers_memory_hints(s, c->memory, c->nmemory, all, pref) == 0)
+		return false;
+	for (m = 1; m < size; m++) {
+		bool p;
+
+		if (!maskset_has(all, m) || (filter && (within & ~m)))
+			continue;
+		p = maskset_has(pref, m);
+		if (!found || (p && !out->preferred) ||
+		    (p == out->preferred && bitmask_narrower(m, out->mask))) {
+			out->mask = m;
+			out->preferred = p;
+			out->nil = false;
+			found = true;
+		}
+	}
+	return found;
+}
+
+static bool allocate_memory(struct sim *s, const struct container_demand *c, const char *who,
+			    struct topo_hint hint)
+{
+	const struct inventory_node *node = s->node;
+	struct topo_hint best = hint;
+	size_t t, j;
+	int res[16];
+	bool satisfied = true;
+	bitmask_t m;
+
+	if (s->pod->qos != QOS_GUARANTEED || !node->memory_static || !node->memory_listed)
+		return true;
+	if (!c->memory_whole) {
+		s->failed_resource = "memory";
+		snprintf(s->failure, sizeof s->failure,
+			 "%s: memory: failed to represent quantity as int64", who);
+		return false;
+	}
+	if (c->nmemory > 16) {
+		snprintf(s->failure, sizeof s->failure, "%s: memory: too many memory types", who);
+		return false;
+	}
+	for (t = 0; t < c->nmemory; t++) {
+		res[t] = inventory_find(node, c->memory[t].name);
+		if (res[t] < 0 || !node->resources[res[t]].listed_everywhere) {
+			snprintf(s->failure, sizeof s->failure,
+				 "%s: %s is not published for every NUMA node; the kubelet would crash admitting this pod",
+				 who, c->memory[t].name);
+			return false;
+		}
+	}
+	s->failed_resource = c->nmemory ? c->memory[0].name : "memory";
+	if (hint.nil) {
+		struct topo_hint d;
+
+		if (!best_memory_hint(s, c, 0, false, &d)) {
+			snprintf(s->failure, sizeof s->failure,
+				 "%s: memory: failed to get the default NUMA affinity, no NUMA nodes with enough memory is available",
+				 who);
+			return false;
+		}
+		if (!d.preferred && hint.preferred) {
+			snprintf(s->failure, sizeof s->failure,
+				 "%s: memory: failed to find the default preferred hint", who);
+			return false;
+		}
+		best = d;
+	}
+	for (t = 0; t < c->nmemory; t++) {
+		int64_t free_sum = 0;
+
+		for (m = best.mask; m; m &= m - 1)
+			free_sum += sim_at(s->avail, s, res[t])[bitmask_lowest(m)];
+		if (free_sum < c->memory[t].amount)
+			satisfied = false;
+	}
+	if (!satisfied) {
+		struct topo_hint e;
+
+		if (!best_memory_hint(s, c, best.mask, true, &e)) {
+			snprintf(s->failure, sizeof s->failure,
+				 "%s: memory: failed to find NUMA nodes to extend the current topology hint",
+				 who);
+			return false;
+		}
+		if (!e.preferred && best.preferred) {
+			snprintf(s->failure, sizeof s->failure,
+				 "%s: memory: failed to find the extended preferred hint", who);
+			return false;
+		}
+		best = e;
+	}
+	if (bitmask_count(best.mask) > 1) {
+		for (m = best.mask; m; m &= m - 1) {
+			int i = bitmask_lowest(m);
+
+			if (s->assignments[i] > 0 &&
+			    (bitmask_count(s->group[i]) == 1 || s->group[i] != best.mask)) {
+				snprintf(s->failure, sizeof s->failure,
+					 "%s: memory: preferred hint violates NUMA node allocation", who);
+				return false;
+			}
+		}
+	}
+	for (t = 0; t < c->nmemory; t++) {
+		int64_t need = c->memory[t].amount, reusable = 0;
+		struct mem_reuse *entry = NULL;
+
+		for (j = 0; j < s->nmem_reuse; j++)
+			if (s->mem_reuse[j].mask == best.mask && s->mem_reuse[j].resource == res[t])
+				entry = &s->mem_reuse[j];
+		if (entry)
+			reusable = entry->amount;
+		need = reusable >= need ? 0 : need - reusable;
+		for (m = best.mask; m; m &= m - 1) {
+			int i = bitmask_lowest(m);
+			int64_t *free_i = &sim_at(s->avail, s, res[t])[i];
+			int64_t take;
+
+			s->assignments[i]++;
+			s->group[i] = best.mask;
+			if (need == 0 || *free_i <= 0)
+				continue;
+			take = *free_i < need ? *free_i : need;
+			*free_i -= take;
+			sim_at(s->used, s, res[t])[i] += take;
+			need -= take;
+		}
+		/* Init-container memory stays reusable on exactly this mask. */
+		if (c->kind == CONTAINER_INIT) {
+			if (entry == NULL) {
+				/* Sized by the judge: one per init container and type. */
+				if (s->nmem_reuse >= s->mem_reuse_cap)
+					continue;
+				entry = &s->mem_reuse[s->nmem_reuse++];
+				entry->mask = best.mask;
+				entry->resource = res[t];
+				entry->amount = 0;
+			}
+			if (c->memory[t].amount > entry->amount)
+				entry->amount = c->memory[t].amount;
+		} else if (entry && entry->amount != 0) {
+			entry->amount = c->memory[t].amount >= entry->amount
+						? 0 : entry->amount - c->memory[t].amount;
+		}
+	}
+	return true;
+}
+
+bool allocate_container(struct sim *s, const struct container_demand *c, const char *who,
+			struct topo_hint hint)
+{
+	size_t i;
+
+	for (i = 0; i < c->ndevices; i++)
+		if (!allocate_device(s, c, who, &c->devices[i], hint))
+			return false;
+	if (!allocate_cpus(s, c, who, hint))
+		return false;
+	return allocate_memory(s, c, who, hint);
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A bump arena for the short-lived tables of one judgement (hint bitmaps,
+ * per-subset sums): one free at the end instead of one per table. */
+#ifndef TOPOLOGY_ARENA_H
+#define TOPOLOGY_ARENA_H
+
+#include <stddef.h>
+
+struct arena_chunk;
+
+struct arena {
+	struct arena_chunk *head;
+	_Alignas(16) char inline_buf[4096];
+	size_t inline_used;
+};
+
+void arena_init(struct arena *a);
+/* Zeroed, 16-byte aligned memory valid until arena_cleanup/arena_reset. */
+void *arena_alloc(struct arena *a, size_t size);
+void arena_reset(struct arena *a);
+void arena_cleanup(struct arena *a);
+
+#endif

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Topology hints and flattened hint lists, the currency between the hint
+ * providers and the policy merge (kubelet topologymanager.TopologyHint and
+ * filterProvidersHints). A list is kept as sets over masks rather than as a
+ * sequence: the merge result does not depend on hint order (the comparison is
+ * a total order), only on which (mask, preferred) pairs are present. */
+#ifndef TOPOLOGY_HINT_H
+#define TOPOLOGY_HINT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bitmask.h"
+
+struct topo_hint {
+	bitmask_t mask;   /* dense NUMA indices; ignored when nil */
+	bool nil;         /* "any NUMA node" */
+	bool preferred;
+};
+
+/* One flattened resource list. Two forms:
+ *  - maskset: `all` and `pref` are bitmaps of 2^n bits, bit m set when mask m
+ *    is in the list (pref: with preferred=true);
+ *  - singleton (single-numa-node only, after filterSingleNumaHints): `all` and
+ *    `pref` are NULL and `singles` holds the preferred single-NUMA hints.
+ * nil_pref / nil_nonpref: a nil-mask hint with that preferred flag. */
+struct hint_list {
+	const char *resource;
+	bool nil_pref;
+	bool nil_nonpref;
+	uint64_t *all;
+	uint64_t *pref;
+	bitmask_t singles;
+	/* For messages only: the amount asked and the provider's minimum
+	 * affinity size (0: none). */
+	int64_t amount;
+	int min_affinity;
+};
+
+/* Number of 64-bit words in a maskset bitmap over n NUMA nodes. */
+static inline size_t maskset_words(int n)
+{
+	return n >= 6 ? ((size_t)1 << n) / 64 : 1;
+}
+
+static inline bool maskset_has(const uint64_t *set, uint64_t m)
+{
+	return (set[m >> 6] >> (m & 63)) & 1u;
+}
+
+static inline void maskset_add(uint64_t *set, uint64_t m)
+{
+	set[m >> 6] |= (uint64_t)1 << (m & 63);
+}
+
+/* True when the list holds no hint at all (possible only after filtering). */
+bool hint_list_is_empty(const struct hint_list *l, int n);
+
+#endif

@@ -1,0 +1,584 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Builds immutable node snapshots from decoded NRT objects: NUMA zones to dense
+ * indices, distances, resource kinds, and the kubelet configuration published in
+ * attributes, validated the way the kubelet validates it at start-up
+ * (topology_manager.go NewManager, policy_options.go NewPolicyOptions). */
+#include "inventory.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+
+#define DEFAULT_MAX_ALLOWABLE_NUMA 8
+
+enum resource_kind resource_kind_of(const char *name)
+{
+	if (strcmp(name, "cpu") == 0)
+		return RESOURCE_CPU;
+	if (strcmp(name, "memory") == 0 || strncmp(name, "hugepages-", 10) == 0)
+		return RESOURCE_MEMORY;
+	if (strcmp(name, "ephemeral-storage") == 0 || strcmp(name, "storage") == 0 ||
+	    strcmp(name, "pods") == 0)
+		return RESOURCE_HOST;
+	return RESOURCE_DEVICE;
+}
+
+const char *tm_policy_name(enum tm_policy p)
+{
+	switch (p) {
+	case TM_POLICY_NONE: return "none";
+	case TM_POLICY_BEST_EFFORT: return "best-effort";
+	case TM_POLICY_RESTRICTED: return "restricted";
+	case TM_POLICY_SINGLE_NUMA_NODE: return "single-numa-node";
+	}
+	return "?";
+}
+
+const char *tm_scope_name(enum tm_scope s)
+{
+	return s == TM_SCOPE_POD ? "pod" : "container";
+}
+
+/* "node-<id>" with a plain decimal id 0..63; -1 otherwise. */
+static int numa_id_parse(const char *name)
+{
+	const char *p;
+	long id = 0;
+
+	if (name == NULL || strncmp(name, "node-", 5) != 0)
+		return -1;
+	p = name + 5;
+	if (*p == '\0')
+		return -1;
+	for (; *p; p++) {
+		if (!isdigit((unsigned char)*p))
+			return -1;
+		id = id * 10 + (*p - '0');
+		if (id >= INVENTORY_MAX_NUMA)
+			return -1;
+	}
+	return (int)id;
+}
+
+static const char *attribute_get(const struct nrt_object *obj, const char *name)
+{
+	size_t i;
+
+	/* The first match wins, as the NRT helper attribute.Get does. */
+	for (i = 0; i < obj->nattributes; i++)
+		if (obj->attributes[i].name && strcmp(obj->attributes[i].name, name) == 0)
+			return obj->attributes[i].value ? obj->attributes[i].value : "";
+	return NULL;
+}
+
+/* Deprecated topologyPolicies[] values (v1alpha2 types.go). "SingleNUMANode"
+ * is not a constant there but appears in the API's own v1alpha1 sample. */
+static bool legacy_policy_parse(const char *v, enum tm_policy *p, enum tm_scope *s,
+				bool *has_scope)
+{
+	static const struct {
+		const char *name;
+		enum tm_policy policy;
+		int scope; /* -1: not given */
+	} table[] = {
+		{ "SingleNUMANodeContainerLevel", TM_POLICY_SINGLE_NUMA_NODE, TM_SCOPE_CONTAINER },
+		{ "SingleNUMANodePodLevel", TM_POLICY_SINGLE_NUMA_NODE, TM_SCOPE_POD },
+		{ "SingleNUMANode", TM_POLICY_SINGLE_NUMA_NODE, -1 },
+		{ "Restricted", TM_POLICY_RESTRICTED, -1 },
+		{ "RestrictedContainerLevel", TM_POLICY_RESTRICTED, TM_SCOPE_CONTAINER },
+		{ "RestrictedPodLevel", TM_POLICY_RESTRICTED, TM_SCOPE_POD },
+		{ "BestEffort", TM_POLICY_BEST_EFFORT, -1 },
+		{ "BestEffortContainerLevel", TM_POLICY_BEST_EFFORT, TM_SCOPE_CONTAINER },
+		{ "BestEffortPodLevel", TM_POLICY_BEST_EFFORT, TM_SCOPE_POD },
+		{ "None", TM_POLICY_NONE, -1 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof table / sizeof table[0]; i++) {
+		if (strcmp(v, table[i].name) == 0) {
+			*p = table[i].policy;
+			*has_scope = table[i].scope >= 0;
+			if (*has_scope)
+				*s = (enum tm_scope)table[i].scope;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Go strconv.ParseBool. */
+static bool go_parse_bool(const char *v, bool *out)
+{
+	static const char *const yes[] = { "1", "t", "T", "TRUE", "true", "True" };
+	static const char *const no[] = { "0", "f", "F", "FALSE", "false", "False" };
+	size_t i;
+
+	for (i = 0; i < 6; i++) {
+		if (strcmp(v, yes[i]) == 0) {
+			*out = true;
+			return true;
+		}
+		if (strcmp(v, no[i]) == 0) {
+			*out = false;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Go strconv.Atoi on a 64-bit platform. */
+static bool go_atoi(const char *v, long long *out)
+{
+	char *end;
+
+	if (*v == '\0' || isspace((unsigned char)*v))
+		return false;
+	errno = 0;
+	*out = strtoll(v, &end, 10);
+	return errno == 0 && *end == '\0';
+}
+
+struct tm_options {
+	bool prefer_closest;
+	long long max_allowable;
+};
+
+/* One option, as policy_options.go validates it; false with err set when the
+ * kubelet would refuse it. */
+static bool option_apply(struct tm_options *o, const char *name, const char *value,
+			 char *err, size_t errsize)
+{
+	if (strcmp(name, "prefer-closest-numa-nodes") == 0) {
+		if (!go_parse_bool(value, &o->prefer_closest)) {
+			snprintf(err, errsize, "bad value for option \"%s\": \"%s\"", name, value);
+			return false;
+		}
+		return true;
+	}
+	if (strcmp(name, "max-allowable-numa-nodes") == 0) {
+		long long v;
+
+		if (!go_atoi(value, &v)) {
+			snprintf(err, errsize, "bad value for option \"%s\": \"%s\"", name, value);
+			return false;
+		}
+		if (v < DEFAULT_MAX_ALLOWABLE_NUMA) {
+			snprintf(err, errsize,
+				 "the minimum value of \"%s\" should not be less than %d",
+				 name, DEFAULT_MAX_ALLOWABLE_NUMA);
+			return false;
+		}
+		o->max_allowable = v;
+		return true;
+	}
+	snprintf(err, errsize, "unsupported topologymanager option: \"%s\"", name);
+	return false;
+}
+
+/* "PreferClosestNumaNodes" or "MaxAllowableNUMANodes" -> kebab case. */
+static void camel_to_kebab(const char *in, char *out, size_t size)
+{
+	size_t o = 0, i;
+
+	for (i = 0; in[i] && o + 2 < size; i++) {
+		unsigned char c = (unsigned char)in[i];
+
+		if (isupper(c) && i > 0) {
+			bool prev_lower = islower((unsigned char)in[i - 1]) ||
+					  isdigit((unsigned char)in[i - 1]);
+			bool next_lower = in[i + 1] && islower((unsigned char)in[i + 1]);
+
+			if (prev_lower || (next_lower && isupper((unsigned char)in[i - 1])))
+				out[o++] = '-';
+		}
+		out[o++] = (char)tolower(c);
+	}
+	out[o] = '\0';
+}
+
+static void trim(char *s)
+{
+	size_t len = strlen(s), start = 0;
+
+	while (len > 0 && isspace((unsigned char)s[len - 1]))
+		s[--len] = '\0';
+	while (isspace((unsigned char)s[start]))
+		start++;
+	memmove(s, s + start, len - start + 1);
+}
+
+/* Options in the kubelet flag syntax ("a=b,c=d"), then the one-per-option
+ * attributes, which win. */
+static bool options_parse(const struct nrt_object *obj, struct tm_options *o,
+			  char *err, size_t errsize)
+{
+	const char *combined = attribute_get(obj, "topologyManagerPolicyOptions");
+	size_t i;
+
+	if (combined != NULL && *combined != '\0') {
+		char *copy = xstrdup(combined), *save = NULL, *pair;
+		bool ok = true;
+
+		for (pair = strtok_r(copy, ",", &save); pair && ok;
+		     pair = strtok_r(NULL, ",", &save)) {
+			char *eq = strchr(pair, '=');
+
+			if (eq == NULL) {
+				snprintf(err, errsize,
+					 "topologyManagerPolicyOptions: malformed pair \"%s\", expect string=string",
+					 pair);
+				ok = false;
+				break;
+			}
+			*eq = '\0';
+			trim(pair);
+			trim(eq + 1);
+			if (attribute_get(obj, "topologyManagerOption") == NULL) {
+				/* Per-option attributes override; checked below. */
+			}
+			ok = option_apply(o, pair, eq + 1, err, errsize);
+		}
+		free(copy);
+		if (!ok)
+			return false;
+	}
+	for (i = 0; i < obj->nattributes; i++) {
+		const struct nrt_attribute *a = &obj->attributes[i];
+		char kebab[128];
+
+		if (a->name == NULL || strncmp(a->name, "topologyManagerOption", 21) != 0 ||
+		    a->name[21] == '\0')
+			continue;
+		camel_to_kebab(a->name + 21, kebab, sizeof kebab);
+		if (!option_apply(o, kebab, a->value ? a->value : "", err, errsize))
+			return false;
+	}
+	return true;
+}
+
+static void configure(struct inventory_node *node, const struct nrt_object *obj,
+		      enum err *rc, struct errmsg *msg)
+{
+	const char *policy = attribute_get(obj, "topologyManagerPolicy");
+	const char *scope = attribute_get(obj, "topologyManagerScope");
+	const char *cpu = attribute_get(obj, "cpuManagerPolicy");
+	const char *mem = attribute_get(obj, "memoryManagerPolicy");
+	struct tm_options opts = { false, DEFAULT_MAX_ALLOWABLE_NUMA };
+	char *err = node->config_error;
+	size_t errsize = sizeof node->config_error;
+
+	node->policy = TM_POLICY_NONE;
+	node->scope = TM_SCOPE_CONTAINER;
+	node->cpu_static = true;
+	node->memory_static = true;
+	node->max_allowable = DEFAULT_MAX_ALLOWABLE_NUMA;
+
+	if (policy == NULL && obj->npolicies > 0) {
+		enum tm_policy p;
+		enum tm_scope s = TM_SCOPE_CONTAINER;
+		bool has_scope = false;
+
+		if (!legacy_policy_parse(obj->policies[0], &p, &s, &has_scope)) {
+			errmsg_set(msg, "topologyPolicies[0]: \"%s\": unknown policy",
+				   obj->policies[0]);
+			*rc = ERR_INVALID;
+			return;
+		}
+		node->policy = p;
+		if (has_scope && scope == NULL)
+			node->scope = s;
+	}
+	if (policy != NULL) {
+		if (strcmp(policy, "none") == 0)
+			node->policy = TM_POLICY_NONE;
+		else if (strcmp(policy, "best-effort") == 0)
+			node->policy = TM_POLICY_BEST_EFFORT;
+		else if (strcmp(policy, "restricted") == 0)
+			node->policy = TM_POLICY_RESTRICTED;
+		else if (strcmp(policy, "single-numa-node") == 0)
+			node->policy = TM_POLICY_SINGLE_NUMA_NODE;
+		else {
+			snprintf(err, errsize, "unknown topologyManagerPolicy \"%s\"", policy);
+			return;
+		}
+	}
+	if (cpu != NULL) {
+		if (strcmp(cpu, "static") == 0)
+			node->cpu_static = true;
+		else if (strcmp(cpu, "none") == 0)
+			node->cpu_static = false;
+		else {
+			snprintf(err, errsize, "unknown cpuManagerPolicy \"%s\"", cpu);
+			return;
+		}
+	}
+	if (mem != NULL) {
+		if (strcmp(mem, "Static") == 0)
+			node->memory_static = true;
+		else if (strcmp(mem, "None") == 0)
+			node->memory_static = false;
+		else {
+			snprintf(err, errsize, "unknown memoryManagerPolicy \"%s\"", mem);
+			return;
+		}
+	}
+	if (node->numa_count > INVENTORY_MAX_SIMULATED_NUMA) {
+		snprintf(err, errsize,
+			 "%d NUMA nodes: admission is not simulated beyond %d (the kubelet enumerates every NUMA subset)",
+			 node->numa_count, INVENTORY_MAX_SIMULATED_NUMA);
+		return;
+	}
+	/* Policy none short-circuits: scope and options are never read. */
+	if (node->policy == TM_POLICY_NONE)
+		return;
+	if (scope != NULL) {
+		if (strcmp(scope, "container") == 0)
+			node->scope = TM_SCOPE_CONTAINER;
+		else if (strcmp(scope, "pod") == 0)
+			node->scope = TM_SCOPE_POD;
+		else {
+			snprintf(err, errsize, "unknown topologyManagerScope \"%s\"", scope);
+			return;
+		}
+	}
+	if (!options_parse(obj, &opts, err, errsize))
+		return;
+	node->prefer_closest = opts.prefer_closest;
+	node->max_allowable = opts.max_allowable > INT_MAX ? INT_MAX : (int)opts.max_allowable;
+	if (node->numa_count > node->max_allowable)
+		snprintf(err, errsize, "unsupported on machines with more than %d NUMA Nodes (this one has %d)",
+			 node->max_allowable, node->numa_count);
+}
+
+int inventory_find(const struct inventory_node *node, const char *name)
+{
+	int i;
+
+	for (i = 0; i < node->nresources; i++)
+		if (strcmp(node->resources[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+static int resource_add(struct inventory_node *node, const char *name, int n)
+{
+	struct inventory_resource *r;
+	size_t bytes = sizeof(int64_t) * (size_t)n;
+
+	node->resources = xrealloc(node->resources,
+				   sizeof *node->resources * (size_t)(node->nresources + 1));
+	r = &node->resources[node->nresources];
+	memset(r, 0, sizeof *r);
+	r->name = xstrdup(name);
+	r->kind = resource_kind_of(name);
+	r->listed_everywhere = true;
+	r->capacity = xcalloc(1, bytes);
+	r->allocatable = xcalloc(1, bytes);
+	r->available = xcalloc(1, bytes);
+	return node->nresources++;
+}
+
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	if (b > 0 && a > INT64_MAX - b)
+		return INT64_MAX;
+	return a + b;
+}
+
+enum err inventory_node_new(const struct nrt_object *obj, struct inventory_node **out,
+			    struct errmsg *msg)
+{
+	struct inventory_node *node = xcalloc(1, sizeof *node);
+	int zone_of_dense[INVENTORY_MAX_NUMA];
+	int dense_of_id[INVENTORY_MAX_NUMA];
+	int zone_id[INVENTORY_MAX_NUMA];
+	enum err rc = ERR_OK;
+	size_t zi, k;
+	int n = 0, i, id;
+
+	*out = NULL;
+	for (i = 0; i < INVENTORY_MAX_NUMA; i++)
+		dense_of_id[i] = -1;
+	node->name = xstrdup(obj->name ? obj->name : "");
+	node->version = obj->resource_version ? xstrdup(obj->resource_version) : NULL;
+	node->cpu = -1;
+
+	/* NUMA zones, in id order. */
+	for (zi = 0; zi < obj->nzones; zi++) {
+		const struct nrt_zone *z = &obj->zones[zi];
+
+		if (z->type == NULL || strcmp(z->type, "Node") != 0)
+			continue;
+		id = numa_id_parse(z->name);
+		if (id < 0) {
+			errmsg_set(msg, "zones[%zu].name: \"%s\": a zone of type Node must be named node-<id> with id 0..63",
+				   zi, z->name ? z->name : "");
+			rc = ERR_INVALID;
+			goto out;
+		}
+		if (dense_of_id[id] != -1) {
+			errmsg_set(msg, "zones[%zu].name: \"%s\": duplicate NUMA node", zi, z->name);
+			rc = ERR_INVALID;
+			goto out;
+		}
+		dense_of_id[id] = (int)zi; /* temporarily: zone index */
+		n++;
+	}
+	if (n == 0) {
+		errmsg_set(msg, "zones: no zone of type Node (node-<id>): nothing to simulate");
+		rc = ERR_INVALID;
+		goto out;
+	}
+	node->numa_count = n;
+	for (id = 0, i = 0; id < INVENTORY_MAX_NUMA; id++) {
+		if (dense_of_id[id] == -1)
+			continue;
+		zone_of_dense[i] = dense_of_id[id];
+		zone_id[i] = id;
+		node->numa_ids[i] = id;
+		dense_of_id[id] = i;
+		i++;
+	}
+
+	node->distance = xcalloc((size_t)n * (size_t)n, sizeof(int64_t));
+	for (i = 0; i < n; i++) {
+		const struct nrt_zone *z = &obj->zones[zone_of_dense[i]];
+
+		for (k = 0; k < z->ncosts; k++) {
+			int other = numa_id_parse(z->costs[k].name);
+
+			/* Costs towards zones that are not NUMA nodes of this
+			 * object carry no distance the kubelet would read. */
+			if (other < 0 || dense_of_id[other] < 0)
+				continue;
+			node->distance[i * n + dense_of_id[other]] = z->costs[k].value;
+		}
+	}
+
+	for (i = 0; i < n; i++) {
+		size_t zidx = (size_t)zone_of_dense[i];
+		const struct nrt_zone *z = &obj->zones[zidx];
+
+		for (k = 0; k < z->nresources; k++) {
+			const struct nrt_resource *res = &z->resources[k];
+			size_t j;
+			int r;
+
+			if (res->name == NULL || *res->name == '\0') {
+				errmsg_set(msg, "zones[%zu].resources[%zu].name: missing", zidx, k);
+				rc = ERR_INVALID;
+				goto out;
+			}
+			for (j = 0; j < k; j++) {
+				if (strcmp(z->resources[j].name, res->name) == 0) {
+					errmsg_set(msg, "zones[%zu].resources[%zu].name: \"%s\": duplicate resource in zone %s",
+						   zidx, k, res->name, z->name);
+					rc = ERR_INVALID;
+					goto out;
+				}
+			}
+			if (res->capacity < 0 || res->allocatable < 0 || res->available < 0) {
+				errmsg_set(msg, "zones[%zu].resources[%zu]: \"%s\": negative amount",
+					   zidx, k, res->name);
+				rc = ERR_INVALID;
+				goto out;
+			}
+			r = inventory_find(node, res->name);
+			if (r < 0)
+				r = resource_add(node, res->name, n);
+			node->resources[r].capacity[i] = res->capacity;
+			node->resources[r].allocatable[i] = res->allocatable;
+			node->resources[r].available[i] = res->available;
+		}
+	}
+	(void)zone_id;
+
+	for (i = 0; i < node->nresources; i++) {
+		struct inventory_resource *r = &node->resources[i];
+		int d;
+
+		for (d = 0; d < n; d++) {
+			const struct nrt_zone *z = &obj->zones[zone_of_dense[d]];
+			bool listed = false;
+
+			for (k = 0; k < z->nresources; k++)
+				if (strcmp(z->resources[k].name, r->name) == 0)
+					listed = true;
+			if (!listed)
+				r->listed_everywhere = false;
+			r->total_capacity = sat_add(r->total_capacity, r->capacity[d]);
+			r->total_allocatable = sat_add(r->total_allocatable, r->allocatable[d]);
+			r->total_available = sat_add(r->total_available, r->available[d]);
+		}
+		if (r->kind == RESOURCE_CPU)
+			node->cpu = i;
+		if (strcmp(r->name, "memory") == 0)
+			node->memory_listed = true;
+	}
+
+	configure(node, obj, &rc, msg);
+	if (rc == ERR_OK)
+		node->emptied = inventory_node_emptied(node);
+out:
+	if (rc != ERR_OK) {
+		inventory_node_free(node);
+		return rc;
+	}
+	*out = node;
+	return ERR_OK;
+}
+
+struct inventory_node *inventory_node_emptied(const struct inventory_node *node)
+{
+	struct inventory_node *copy = xcalloc(1, sizeof *copy);
+	size_t n = (size_t)node->numa_count;
+	int i;
+
+	*copy = *node;
+	copy->emptied = NULL;
+	copy->name = xstrdup(node->name);
+	copy->version = node->version ? xstrdup(node->version) : NULL;
+	copy->distance = xcalloc(n * n, sizeof(int64_t));
+	memcpy(copy->distance, node->distance, n * n * sizeof(int64_t));
+	copy->resources = xcalloc((size_t)node->nresources, sizeof *copy->resources);
+	for (i = 0; i < node->nresources; i++) {
+		const struct inventory_resource *src = &node->resources[i];
+		struct inventory_resource *dst = &copy->resources[i];
+
+		*dst = *src;
+		dst->name = xstrdup(src->name);
+		dst->capacity = xcalloc(n, sizeof(int64_t));
+		dst->allocatable = xcalloc(n, sizeof(int64_t));
+		dst->available = xcalloc(n, sizeof(int64_t));
+		memcpy(dst->capacity, src->capacity, n * sizeof(int64_t));
+		memcpy(dst->allocatable, src->allocatable, n * sizeof(int64_t));
+		memcpy(dst->available, src->allocatable, n * sizeof(int64_t));
+		dst->total_available = src->total_allocatable;
+	}
+	return copy;
+}
+
+void inventory_node_free(struct inventory_node *node)
+{
+	int i;
+
+	if (node == NULL)
+		return;
+	inventory_node_free(node->emptied);
+	for (i = 0; i < node->nresources; i++) {
+		free(node->resources[i].name);
+		free(node->resources[i].capacity);
+		free(node->resources[i].allocatable);
+		free(node->resources[i].available);
+	}
+	free(node->resources);
+	free(node->distance);
+	free(node->name);
+	free(node->version);
+	free(node);
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The node inventory: an immutable snapshot of one node's NUMA layout built
+ * from a decoded NodeResourceTopology object, with everything the judge needs
+ * precomputed once (dense NUMA indices, distances, resource kinds, kubelet
+ * configuration and its start-up validity). Built off the request path; read
+ * concurrently by any number of requests. inventory_node_new allocates,
+ * inventory_node_free releases (accepts NULL). */
+#ifndef TOPOLOGY_INVENTORY_H
+#define TOPOLOGY_INVENTORY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bitmask.h"
+#include "err.h"
+#include "nrt.h"
+
+#define INVENTORY_MAX_NUMA 64
+/* The kubelet enumerates every NUMA subset per resource; beyond this many NUMA
+ * nodes we do not simulate (kubelet's own default cap is 8). */
+#define INVENTORY_MAX_SIMULATED_NUMA 16
+
+enum tm_policy {
+	TM_POLICY_NONE,
+	TM_POLICY_BEST_EFFORT,
+	TM_POLICY_RESTRICTED,
+	TM_POLICY_SINGLE_NUMA_NODE,
+};
+
+enum tm_scope {
+	TM_SCOPE_CONTAINER,
+	TM_SCOPE_POD,
+};
+
+enum resource_kind {
+	RESOURCE_CPU,
+	RESOURCE_MEMORY,    /* memory and hugepages-<size>: memory manager */
+	RESOURCE_DEVICE,    /* device-plugin resources: device manager */
+	RESOURCE_HOST,      /* ephemeral-storage, storage, pods: no NUMA meaning */
+};
+
+/* One resource across the node's NUMA nodes; arrays are indexed by dense NUMA
+ * index. A zone that does not list the resource contributes zeros (and, for
+ * memory types, clears listed_everywhere). */
+struct inventory_resource {
+	char *name;
+	enum resource_kind kind;
+	bool listed_everywhere;
+	int64_t *capacity;
+	int64_t *allocatable;
+	int64_t *available;
+	int64_t total_capacity;
+	int64_t total_allocatable;
+	int64_t total_available;
+};
+
+struct inventory_node {
+	char *name;
+	char *version;               /* resourceVersion, or NULL */
+
+	/* Kubelet configuration as published. */
+	enum tm_policy policy;
+	enum tm_scope scope;
+	bool prefer_closest;
+	int max_allowable;           /* max-allowable-numa-nodes, default 8 */
+	bool cpu_static;             /* cpuManagerPolicy static (default) */
+	bool memory_static;          /* memoryManagerPolicy Static (default) */
+	/* Non-empty when the kubelet would refuse to start with this
+	 * configuration on this machine: every pod gets TopologyManagerConfigError. */
+	char config_error[200];
+
+	int numa_count;              /* n */
+	int numa_ids[INVENTORY_MAX_NUMA]; /* dense index -> NUMA id, ascending */
+	int64_t *distance;           /* n*n, distance[i*n+j]; missing costs are 0 */
+
+	struct inventory_resource *resources;
+	int nresources;
+	int cpu;                     /* index of "cpu" or -1 */
+	bool memory_listed;          /* some zone lists "memory" */
+	/* The same node with every pod gone (available := allocatable), built
+	 * with the snapshot; NULL on the emptied copy itself. */
+	struct inventory_node *emptied;
+};
+
+/* Builds a snapshot. Structural problems (zone names, duplicate NUMA ids or
+ * resources, more than 64 NUMA nodes) are ERR_INVALID with msg naming the
+ * field, e.g. `zones[2].name: "node-1": duplicate NUMA node`. Configuration the
+ * kubelet would reject is not an error: it lands in config_error. */
+enum err inventory_node_new(const struct nrt_object *obj,
+			    struct inventory_node **out, struct errmsg *msg);
+
+/* A copy in which every resource is as free as it can be (available :=
+ * allocatable): the node with no pods, used to tell whether preemption could
+ * ever help. */
+struct inventory_node *inventory_node_emptied(const struct inventory_node *node);
+
+void inventory_node_free(struct inventory_node *node);
+
+/* Index of the named resource, or -1. */
+int inventory_find(const struct inventory_node *node, const char *name);
+
+enum resource_kind resource_kind_of(const char *name);
+
+const char *tm_policy_name(enum tm_policy p);
+const char *tm_scope_name(enum tm_scope s);
+
+#endif

@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Scopes and the verdict (kubelet scope_container.go, scope_pod.go,
+ * scope_none.go): hints per container or per pod, the policy merge, the
+ * providers' Allocate, and one message that says why. */
+#include "judge.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "merge.h"
+#include "sim.h"
+
+const char *verdict_reason_name(enum verdict_reason r)
+{
+	switch (r) {
+	case REASON_NONE: return "";
+	case REASON_TOPOLOGY_AFFINITY: return "TopologyAffinityError";
+	case REASON_UNEXPECTED_ADMISSION: return "UnexpectedAdmissionError";
+	case REASON_CONFIG: return "TopologyManagerConfigError";
+	}
+	return "";
+}
+
+void verdict_cleanup(struct verdict *v)
+{
+	if (v == NULL)
+		return;
+	free(v->containers);
+	free(v->usage);
+	memset(v, 0, sizeof *v);
+}
+
+/* "4Gi", "1500Mi" or plain bytes for memory types; counts otherwise. */
+static void amount_format(const char *resource, int64_t v, char *buf, size_t size)
+{
+	static const char *const units[] = { "Ki", "Mi", "Gi", "Ti", "Pi", "Ei" };
+	int u = -1;
+
+	if (strcmp(resource, "memory") == 0 || strncmp(resource, "hugepages-", 10) == 0) {
+		while (v != 0 && v % 1024 == 0 && u < 5) {
+			v /= 1024;
+			u++;
+		}
+	}
+	snprintf(buf, size, "%" PRId64 "%s", v, u >= 0 ? units[u] : "");
+}
+
+static void append(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void append(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t len = strlen(buf);
+	va_list ap;
+
+	if (len + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + len, size - len, fmt, ap);
+	va_end(ap);
+}
+
+static void ids_format(const struct sim *s, bitmask_t dense, char *buf, size_t size)
+{
+	bitmask_format(bitmask_to_ids(dense, s->node->numa_ids), buf, size);
+}
+
+static bool list_unsatisfiable(const struct hint_list *l, int n)
+{
+	return hint_list_is_empty(l, n) || (l->nil_nonpref && !l->nil_pref &&
+					    (l->all == NULL || hint_list_is_empty(&(struct hint_list){
+						.all = l->all, .pref = l->pref }, n)));
+}
+
+static int by_resource(const void *a, const void *b)
+{
+	const struct hint_list *const *x = a, *const *y = b;
+
+	return strcmp((*x)->resource, (*y)->resource);
+}
+
+/* Why the merge rejected: the resources involved (by name, so identical causes
+ * read identically) and where each would fit. Under single-numa-node a
+ * resource that fits on every NUMA node is not part of the conflict. */
+static void explain_rejection(const struct sim *s, const char *who,
+			      const struct hint_list *lists, size_t nlists,
+			      struct topo_hint best, struct verdict *v)
+{
+	bool single = s->node->policy == TM_POLICY_SINGLE_NUMA_NODE;
+	const struct hint_list *blamed[64];
+	char what[200] = "", where[300] = "", ids[96];
+	size_t nblamed = 0, i;
+
+	for (i = 0; i < nlists && nblamed < 64; i++) {
+		if (single && lists[i].nil_pref)
+			continue; /* said "no preference" */
+		if (single && lists[i].singles == s->full)
+			continue;
+		blamed[nblamed++] = &lists[i];
+	}
+	if (nblamed == 0)
+		for (i = 0; i < nlists && nblamed < 64; i++)
+			blamed[nblamed++] = &lists[i];
+	qsort(blamed, nblamed, sizeof blamed[0], by_resource);
+	v->resources[0] = '\0';
+	for (i = 0; i < nblamed; i++) {
+		const struct hint_list *l = blamed[i];
+		char amount[32];
+
+		amount_format(l->resource, l->amount, amount, sizeof amount);
+		append(what, sizeof what, "%s%s=%s", what[0] ? ", " : "", l->resource, amount);
+		append(v->resources, sizeof v->resources, "%s%s", v->resources[0] ? ", " : "",
+		       l->resource);
+		if (single) {
+			ids_format(s, l->singles, ids, sizeof ids);
+			if (l->singles)
+				append(where, sizeof where, "%s%s fits NUMA %s", where[0] ? "; " : "",
+				       l->resource, ids);
+			else
+				append(where, sizeof where, "%s%s fits no single NUMA node",
+				       where[0] ? "; " : "", l->resource);
+		} else if (list_unsatisfiable(l, s->n)) {
+			append(where, sizeof where, "%s%s cannot be satisfied", where[0] ? "; " : "",
+			       l->resource);
+		} else {
+			append(where, sizeof where, "%s%s needs %d NUMA node%s", where[0] ? "; " : "",
+			       l->resource, l->min_affinity, l->min_affinity == 1 ? "" : "s");
+		}
+	}
+	if (single) {
+		snprintf(v->message, sizeof v->message,
+			 "%s: cannot align %s on one NUMA node (single-numa-node): %s", who, what,
+			 where);
+	} else {
+		ids_format(s, best.mask, ids, sizeof ids);
+		snprintf(v->message, sizeof v->message,
+			 "%s: no preferred NUMA alignment for %s (%s): best is NUMA %s, not preferred; %s",
+			 who, what, tm_policy_name(s->node->policy), ids, where);
+	}
+}
+
+static void record(struct verdict *v, const struct sim *s, const char *name, struct topo_hint h)
+{
+	struct verdict_container *c = &v->containers[v->ncontainers++];
+
+	c->name = name;
+	c->preferred = h.preferred;
+	c->has_affinity = !h.nil;
+	c->numa_ids = h.nil ? 0 : bitmask_to_ids(h.mask, s->node->numa_ids);
+}
+
+static void ask_of_container(const struct container_demand *c, struct ask *a, char *who,
+			     size_t size)
+{
+	snprintf(who, size, "container \"%s\"", c->name);
+	a->who = who;
+	a->kind = c->kind;
+	a->cpus = c->cpus;
+	a->memory = c->memory;
+	a->nmemory = c->nmemory;
+	a->memory_whole = c->memory_whole;
+	a->devices = c->devices;
+	a->ndevices = c->ndevices;
+}
+
+static void sim_init(struct sim *s, const struct inventory_node *node,
+		     const struct pod_demand *pod, struct arena *state)
+{
+	size_t cells = (size_t)node->nresources * (size_t)node->numa_count, i;
+	int r, d;
+
+	memset(s, 0, sizeof *s);
+	s->node = node;
+	s->pod = pod;
+	s->n = node->numa_count;
+	s->full = bitmask_full(s->n);
+	s->avail = arena_alloc(state, cells * sizeof(int64_t));
+	s->reuse = arena_alloc(state, cells * sizeof(int64_t));
+	s->used = arena_alloc(state, cells * sizeof(int64_t));
+	for (r = 0; r < node->nresources; r++) {
+		const struct inventory_resource *res = &node->resources[r];
+
+		memcpy(sim_at(s->avail, s, r), res->available, (size_t)s->n * sizeof(int64_t));
+		/* Count view of memory groups: a node whose free memory is below
+		 * its allocatable holds single-NUMA allocations. */
+		if (res->kind != RESOURCE_MEMORY)
+			continue;
+		for (d = 0; d < s->n; d++) {
+			if (res->available[d] < res->allocatable[d]) {
+				s->assignments[d] = 1;
+				s->group[d] = (bitmask_t)1 << d;
+			}
+		}
+	}
+	for (i = 0; i < pod->ncontainers; i++)
+		s->mem_reuse_cap += pod->containers[i].nmemory;
+	s->mem_reuse = arena_alloc(state, (s->mem_reuse_cap + 1) * sizeof *s->mem_reuse);
+}
+
+static void fail_allocation(struct verdict *v, const struct sim *s)
+{
+	v->admit = false;
+	v->reason = REASON_UNEXPECTED_ADMISSION;
+	snprintf(v->message, sizeof v->message, "%s", s->failure);
+	snprintf(v->resources, sizeof v->resources, "%s",
+		 s->failed_resource ? s->failed_resource : "");
+}
+
+static void fail_missing_type(struct verdict *v, const char *who, const char *type)
+{
+	v->admit = false;
+	v->reason = REASON_UNEXPECTED_ADMISSION;
+	snprintf(v->message, sizeof v->message,
+		 "%s: %s is not published for every NUMA node; the kubelet's memory manager would crash on this pod",
+		 who, type);
+	snprintf(v->resources, sizeof v->resources, "%s", type);
+}
+
+static void judge_none(struct sim *s, struct verdict *v)
+{
+	struct topo_hint nil = { 0, true, false };
+	char who[96];
+	size_t i;
+
+	for (i = 0; i < s->pod->ncontainers; i++) {
+		const struct container_demand *c = &s->pod->containers[i];
+
+		snprintf(who, sizeof who, "container \"%s\"", c->name);
+		record(v, s, c->name, nil);
+		if (!allocate_container(s, c, who, nil)) {
+			fail_allocation(v, s);
+			return;
+		}
+	}
+}
+
+static struct merge_params params_of(const struct sim *s)
+{
+	struct merge_params p;
+
+	p.n = s->n;
+	p.policy = s->node->policy;
+	p.prefer_closest = s->node->prefer_closest;
+	p.distance = s->node->distance;
+	return p;
+}
+
+static void judge_container_scope(struct sim *s, struct verdict *v, struct arena *scratch)
+{
+	struct merge_params p = params_of(s);
+	size_t i;
+
+	for (i = 0; i < s->pod->ncontainers; i++) {
+		const struct container_demand *c = &s->pod->containers[i];
+		struct hint_list *lists;
+		struct provider_notes notes;
+		struct topo_hint best;
+		struct ask a;
+		char who[96];
+		size_t nlists;
+		bool admit;
+
+		arena_reset(scratch);
+		s->arena = scratch;
+		ask_of_container(c, &a, who, sizeof who);
+		lists = arena_alloc(scratch, (c->ndevices + 2 + c->nmemory) * sizeof *lists);
+		nlists = providers_hints(s, &a, lists, &notes);
+		if (notes.memory_missing_type) {
+			record(v, s, c->name, (struct topo_hint){ 0, true, false });
+			fail_missing_type(v, who, notes.missing);
+			return;
+		}
+		best = policy_merge(&p, lists, nlists, scratch, &admit);
+		record(v, s, c->name, best);
+		if (!admit) {
+			v->admit = false;
+			v->reason = REASON_TOPOLOGY_AFFINITY;
+			explain_rejection(s, who, lists, nlists, best, v);
+			return;
+		}
+		if (!allocate_container(s, c, who, best)) {
+			fail_allocation(v, s);
+			return;
+		}
+	}
+}
+
+static void judge_pod_scope(struct sim *s, struct verdict *v, struct arena *scratch)
+{
+	const struct pod_demand *pod = s->pod;
+	struct merge_params p = params_of(s);
+	struct hint_list *lists;
+	struct provider_notes notes;
+	struct topo_hint best;
+	struct ask a;
+	size_t nlists, i;
+	bool admit;
+
+	s->arena = scratch;
+	a.who = "pod";
+	a.kind = CONTAINER_APP;
+	a.cpus = pod->pod_cpus;
+	a.memory = pod->pod_memory;
+	a.nmemory = pod->npod_memory;
+	a.memory_whole = pod->pod_memory_whole;
+	a.devices = pod->pod_devices;
+	a.ndevices = pod->npod_devices;
+	lists = arena_alloc(scratch, (a.ndevices + 2 + a.nmemory) * sizeof *lists);
+	nlists = providers_hints(s, &a, lists, &notes);
+	if (notes.memory_missing_type) {
+		fail_missing_type(v, "pod", notes.missing);
+		return;
+	}
+	best = policy_merge(&p, lists, nlists, scratch, &admit);
+	for (i = 0; i < pod->ncontainers; i++)
+		record(v, s, pod->containers[i].name, best);
+	if (!admit) {
+		v->admit = false;
+		v->reason = REASON_TOPOLOGY_AFFINITY;
+		explain_rejection(s, "pod", lists, nlists, best, v);
+		return;
+	}
+	for (i = 0; i < pod->ncontainers; i++) {
+		char who[96];
+
+		arena_reset(scratch);
+		snprintf(who, sizeof who, "container \"%s\"", pod->containers[i].name);
+		if (!allocate_container(s, &pod->containers[i], who, best)) {
+			fail_allocation(v, s);
+			return;
+		}
+	}
+}
+
+/* One pass of the simulation on one node state. */
+static void judge_once(const struct inventory_node *node, const struct pod_demand *pod,
+		       struct verdict *v)
+{
+	struct arena state, scratch;
+	struct sim s;
+	int r;
+
+	v->admit = true;
+	v->reason = REASON_NONE;
+	v->policy = node->policy;
+	v->scope = node->scope;
+	v->message[0] = '\0';
+	v->resources[0] = '\0';
+	v->ncontainers = 0;
+	if (node->config_error[0]) {
+		v->admit = false;
+		v->reason = REASON_CONFIG;
+		snprintf(v->message, sizeof v->message, "the kubelet would not start: %s",
+			 node->config_error);
+		return;
+	}
+	arena_init(&state);
+	arena_init(&scratch);
+	sim_init(&s, node, pod, &state);
+	s.arena = &scratch;
+	if (node->policy == TM_POLICY_NONE)
+		judge_none(&s, v);
+	else if (node->scope == TM_SCOPE_POD)
+		judge_pod_scope(&s, v, &scratch);
+	else
+		judge_container_scope(&s, v, &scratch);
+	if (v->admit) {
+		v->nusage = (size_t)node->nresources;
+		v->usage = xcalloc(v->nusage ? v->nusage : 1, sizeof *v->usage);
+		for (r = 0; r < node->nresources; r++) {
+			v->usage[r].resource = node->resources[r].name;
+			memcpy(v->usage[r].amount, sim_at(s.used, &s, r),
+			       (size_t)s.n * sizeof(int64_t));
+		}
+		snprintf(v->message, sizeof v->message, "admitted");
+	}
+	arena_cleanup(&scratch);
+	arena_cleanup(&state);
+}
+
+void judge_node(const struct inventory_node *node, const struct pod_demand *pod,
+		struct verdict *out)
+{
+	memset(out, 0, sizeof *out);
+	out->containers = xcalloc(pod->ncontainers ? pod->ncontainers : 1,
+				  sizeof *out->containers);
+	judge_once(node, pod, out);
+	if (out->admit)
+		return;
+	if (out->reason == REASON_CONFIG || node->emptied == NULL) {
+		out->unresolvable = true;
+		return;
+	} else {
+		/* Could preemption help? Only if the node with no pods admits. */
+		struct verdict empty;
+
+		memset(&empty, 0, sizeof empty);
+		empty.containers = xcalloc(pod->ncontainers ? pod->ncontainers : 1,
+					   sizeof *empty.containers);
+		judge_once(node->emptied, pod, &empty);
+		out->unresolvable = !empty.admit;
+		verdict_cleanup(&empty);
+	}
+}

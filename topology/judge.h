@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The verdict: would the kubelet on this node admit this pod, with which NUMA
+ * affinity per container, and if not, why. One judge for every caller
+ * (explain, serve, replay, simulate). Pure: no I/O, no globals; safe to call
+ * concurrently on shared snapshots. */
+#ifndef TOPOLOGY_JUDGE_H
+#define TOPOLOGY_JUDGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bitmask.h"
+#include "demand.h"
+#include "inventory.h"
+
+enum verdict_reason {
+	REASON_NONE,
+	REASON_TOPOLOGY_AFFINITY,     /* TopologyAffinityError */
+	REASON_UNEXPECTED_ADMISSION,  /* UnexpectedAdmissionError */
+	REASON_CONFIG,                /* TopologyManagerConfigError */
+};
+
+struct verdict_container {
+	const char *name;          /* borrowed from the pod */
+	bool has_affinity;         /* false: the kubelet stores a nil affinity */
+	bitmask_t numa_ids;        /* NUMA ids (not dense indices) */
+	bool preferred;
+};
+
+/* Per resource of the node, per NUMA id, what this pod would take. */
+struct verdict_usage {
+	const char *resource;      /* borrowed from the node */
+	int64_t amount[INVENTORY_MAX_NUMA]; /* indexed by dense NUMA index */
+};
+
+struct verdict {
+	bool admit;
+	enum verdict_reason reason;
+	bool unresolvable;         /* not even an empty node would admit */
+	enum tm_policy policy;
+	enum tm_scope scope;
+	char message[480];         /* one line, names resources and NUMA nodes */
+	char resources[160];       /* resources that could not be aligned, "a, b" */
+	struct verdict_container *containers;
+	size_t ncontainers;
+	struct verdict_usage *usage;
+	size_t nusage;
+};
+
+/* Judges the pod on the node. Fills out (verdict_cleanup frees it). */
+void judge_node(const struct inventory_node *node, const struct pod_demand *pod,
+		struct verdict *out);
+
+void verdict_cleanup(struct verdict *v);
+
+/* "TopologyAffinityError", ... ; "" for REASON_NONE. */
+const char *verdict_reason_name(enum verdict_reason r);
+
+#endif

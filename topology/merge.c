@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Policy merge over mask sets. See merge.h for why this equals the kubelet's
+ * cross-product merge; tests/support/ref_merge.c keeps the cross product as the
+ * reference and tests/unit/test_merge.c compares the two on random inputs. */
+#include "merge.h"
+
+#include <string.h>
+
+bool hint_list_is_empty(const struct hint_list *l, int n)
+{
+	size_t w, words;
+
+	if (l->nil_pref || l->nil_nonpref)
+		return false;
+	if (l->all == NULL)
+		return l->singles == 0;
+	words = maskset_words(n);
+	for (w = 0; w < words; w++)
+		if (l->all[w] | l->pref[w])
+			return false;
+	return true;
+}
+
+int64_t merge_distance_sum(const struct merge_params *p, bitmask_t mask)
+{
+	int64_t sum = 0;
+	bitmask_t a = mask;
+
+	if (p->distance == NULL)
+		return 0;
+	while (a) {
+		int i = bitmask_lowest(a);
+		bitmask_t b = mask;
+
+		while (b) {
+			int j = bitmask_lowest(b);
+
+			sum += p->distance[i * p->n + j];
+			b &= b - 1;
+		}
+		a &= a - 1;
+	}
+	return sum;
+}
+
+static bool use_closest(const struct merge_params *p)
+{
+	return p->prefer_closest && p->policy != TM_POLICY_SINGLE_NUMA_NODE;
+}
+
+/* kubelet NUMAInfo.Narrowest / Closest: true when a is fitter than b. */
+static bool fitter(const struct merge_params *p, bitmask_t a, bitmask_t b)
+{
+	int ca = bitmask_count(a), cb = bitmask_count(b);
+
+	if (ca != cb)
+		return ca < cb;
+	if (use_closest(p)) {
+		int64_t da = merge_distance_sum(p, a), db = merge_distance_sum(p, b);
+
+		if (da != db)
+			return da < db;
+	}
+	return a < b;
+}
+
+static struct topo_hint merge_singletons(const struct merge_params *p,
+					 const struct hint_list *lists, size_t nlists)
+{
+	bitmask_t full = bitmask_full(p->n), inter = full, offered = 0;
+	struct topo_hint h = { full, false, false };
+	bool all_nil = true;
+	size_t i;
+
+	for (i = 0; i < nlists; i++) {
+		const struct hint_list *l = &lists[i];
+
+		if (!l->nil_pref && l->singles == 0)
+			return h; /* an empty list: no permutation at all */
+		inter &= l->singles | (l->nil_pref ? full : 0);
+		offered |= l->singles;
+		if (!l->nil_pref)
+			all_nil = false;
+	}
+	inter &= offered;
+	if (inter) {
+		/* All candidates have one bit: the narrowest is the lowest. */
+		h.mask = (bitmask_t)1 << bitmask_lowest(inter);
+		h.preferred = true;
+	} else if (all_nil) {
+		h.preferred = true;
+	}
+	return h;
+}
+
+/* Superset-sum transform and its inverse over 2^n counts. */
+static void zeta(uint64_t *f, int n)
+{
+	uint64_t size = (uint64_t)1 << n, m;
+	int b;
+
+	for (b = 0; b < n; b++) {
+		uint64_t bit = (uint64_t)1 << b;
+
+		for (m = 0; m < size; m++)
+			if (!(m & bit))
+				f[m] += f[m | bit];
+	}
+}
+
+static void moebius(uint64_t *f, int n)
+{
+	uint64_t size = (uint64_t)1 << n, m;
+	int b;
+
+	for (b = 0; b < n; b++) {
+		uint64_t bit = (uint64_t)1 << b;
+
+		for (m = 0; m < size; m++)
+			if (!(m & bit))
+				f[m] -= f[m | bit];
+	}
+}
+
+static void list_indicator(const struct hint_list *l, int n, uint64_t *f)
+{
+	uint64_t size = (uint64_t)1 << n, m;
+
+	for (m = 0; m < size; m++)
+		f[m] = maskset_has(l->all, m) || maskset_has(l->pref, m);
+	/* A nil hint ANDs like the default affinity: all nodes. */
+	if (l->nil_pref || l->nil_nonpref)
+		f[size - 1] = 1;
+}
+
+/* The kubelet's non-preferred ranking as a key: exactly B bits first, then
+ * fewer than B (more bits first), then more than B (fewer bits first); ties by
+ * fitness. Returns true when a ranks before b. */
+static bool nonpreferred_before(const struct merge_params *p, int best_count,
+				bitmask_t a, bitmask_t b)
+{
+	int ca = bitmask_count(a), cb = bitmask_count(b);
+	int ka = ca == best_count ? 0 : ca < best_count ? 1 : 2;
+	int kb = cb == best_count ? 0 : cb < best_count ? 1 : 2;
+
+	if (ka != kb)
+		return ka < kb;
+	if (ca != cb)
+		return ka == 1 ? ca > cb : ca < cb;
+	return fitter(p, a, b);
+}
+
+static struct topo_hint merge_masksets(const struct merge_params *p,
+				       const struct hint_list *lists, size_t nlists,
+				       struct arena *scratch)
+{
+	int n = p->n;
+	size_t words = maskset_words(n), w, i;
+	uint64_t size = (uint64_t)1 << n, m, full = bitmask_full(n);
+	struct topo_hint h = { full, false, false };
+	uint64_t *cand, *offered, *acc, *cur;
+	bool all_nil = true, found = false;
+	bitmask_t best = 0;
+	int best_count = 0;
+
+	for (i = 0; i < nlists; i++)
+		if (hint_list_is_empty(&lists[i], n))
+			return h;
+
+	/* Preferred candidates. */
+	cand = arena_alloc(scratch, words * sizeof *cand);
+	offered = arena_alloc(scratch, words * sizeof *offered);
+	memset(cand, 0xff, words * sizeof *cand);
+	for (i = 0; i < nlists; i++) {
+		const struct hint_list *l = &lists[i];
+
+		for (w = 0; w < words; w++) {
+			if (!l->nil_pref)
+				cand[w] &= l->pref[w];
+			offered[w] |= l->pref[w];
+		}
+		if (!l->nil_pref)
+			all_nil = false;
+	}
+	for (w = 0; w < words; w++) {
+		uint64_t bits = cand[w] & offered[w];
+
+		if (w == 0)
+			bits &= ~(uint64_t)1; /* the empty mask is discarded */
+		while (bits) {
+			m = w * 64 + (uint64_t)__builtin_ctzll(bits);
+			if (m < size && (!found || fitter(p, m, best))) {
+				best = m;
+				found = true;
+			}
+			bits &= bits - 1;
+		}
+	}
+	if (all_nil && (!found || fitter(p, full, best))) {
+		best = full;
+		found = true;
+	}
+	if (found) {
+		h.mask = best;
+		h.preferred = true;
+		return h;
+	}
+
+	/* No preferred permutation: rank every achievable merged mask. B is the
+	 * largest, over lists, of the narrowest non-nil mask's size. */
+	for (i = 0; i < nlists; i++) {
+		int narrowest = -1;
+
+		for (m = 0; m < size; m++) {
+			if ((maskset_has(lists[i].all, m) || maskset_has(lists[i].pref, m)) &&
+			    (narrowest < 0 || bitmask_count(m) < narrowest))
+				narrowest = bitmask_count(m);
+		}
+		if (narrowest > best_count)
+			best_count = narrowest;
+	}
+	acc = arena_alloc(scratch, size * sizeof *acc);
+	cur = arena_alloc(scratch, size * sizeof *cur);
+	list_indicator(&lists[0], n, acc);
+	for (i = 1; i < nlists; i++) {
+		list_indicator(&lists[i], n, cur);
+		zeta(acc, n);
+		zeta(cur, n);
+		for (m = 0; m < size; m++)
+			acc[m] *= cur[m];
+		moebius(acc, n);
+		/* Counts are exact (below 2^(2n)); keep only the support so the
+		 * next product stays small. */
+		for (m = 0; m < size; m++)
+			acc[m] = acc[m] != 0;
+	}
+	for (m = 1; m < size; m++) {
+		if (!acc[m])
+			continue;
+		if (!found || nonpreferred_before(p, best_count, m, best)) {
+			best = m;
+			found = true;
+		}
+	}
+	if (found)
+		h.mask = best;
+	return h;
+}
+
+struct topo_hint merge_best(const struct merge_params *p, const struct hint_list *lists,
+			    size_t nlists, struct arena *scratch)
+{
+	size_t i;
+
+	for (i = 0; i < nlists; i++)
+		if (lists[i].all != NULL)
+			return merge_masksets(p, lists, nlists, scratch);
+	return merge_singletons(p, lists, nlists);
+}
+
+/* kubelet filterSingleNumaHints: keep nil-preferred and preferred single-node
+ * hints only. */
+static void filter_single_numa(struct hint_list *l, int n)
+{
+	int i;
+
+	l->nil_nonpref = false;
+	if (l->all == NULL)
+		return;
+	l->singles = 0;
+	for (i = 0; i < n; i++)
+		if (maskset_has(l->pref, (uint64_t)1 << i))
+			l->singles |= (bitmask_t)1 << i;
+	l->all = NULL;
+	l->pref = NULL;
+}
+
+struct topo_hint policy_merge(const struct merge_params *p, struct hint_list *lists,
+			      size_t nlists, struct arena *scratch, bool *admit)
+{
+	struct topo_hint best;
+	size_t i;
+
+	if (p->policy == TM_POLICY_SINGLE_NUMA_NODE)
+		for (i = 0; i < nlists; i++)
+			filter_single_numa(&lists[i], p->n);
+	best = merge_best(p, lists, nlists, scratch);
+	if (p->policy == TM_POLICY_SINGLE_NUMA_NODE && best.mask == bitmask_full(p->n)) {
+		best.nil = true;
+		best.mask = 0;
+	}
+	*admit = p->policy == TM_POLICY_BEST_EFFORT || best.preferred;
+	return best;
+}

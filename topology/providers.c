@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Hint providers as functions of counts (kubelet cpumanager
+ * generateCPUTopologyHints, devicemanager generateDeviceTopologyHints,
+ * memorymanager calculateHints), read from the simulation state. Under
+ * single-numa-node only preferred single-node hints survive the policy's
+ * filter, so only those are generated (singleton form); other policies get
+ * every NUMA subset (maskset form). */
+#include "sim.h"
+
+#include <string.h>
+
+static bool singleton_mode(const struct sim *s)
+{
+	return s->node->policy == TM_POLICY_SINGLE_NUMA_NODE;
+}
+
+/* sum[m] = sum of v[i] over the bits i of m, for every m < 2^n. */
+static int64_t *subset_sums(struct sim *s, const int64_t *v)
+{
+	uint64_t size = (uint64_t)1 << s->n, m;
+	int64_t *sum = arena_alloc(s->arena, size * sizeof *sum);
+
+	for (m = 1; m < size; m++)
+		sum[m] = sum[m & (m - 1)] + v[__builtin_ctzll(m)];
+	return sum;
+}
+
+/* Smallest number of NUMA nodes among `universe` whose capacities reach
+ * `want`; the size of the universe when none do. */
+static int min_affinity(const int64_t *capacity, int n, bitmask_t universe, int64_t want)
+{
+	int64_t caps[INVENTORY_MAX_NUMA], total = 0;
+	int k = 0, i, j;
+
+	for (i = 0; i < n; i++)
+		if (bitmask_is_set(universe, i))
+			caps[k++] = capacity[i];
+	/* Largest first: the best subset of each size. */
+	for (i = 1; i < k; i++) {
+		int64_t c = caps[i];
+
+		for (j = i; j > 0 && caps[j - 1] < c; j--)
+			caps[j] = caps[j - 1];
+		caps[j] = c;
+	}
+	for (i = 0; i < k; i++) {
+		total += caps[i];
+		if (total >= want)
+			return i + 1;
+	}
+	return k;
+}
+
+static void list_init(struct sim *s, struct hint_list *l, const char *resource, int64_t amount,
+		      bool maskset)
+{
+	memset(l, 0, sizeof *l);
+	l->resource = resource;
+	l->amount = amount;
+	if (maskset) {
+		size_t words = maskset_words(s->n);
+
+		l->all = arena_alloc(s->arena, words * sizeof *l->all);
+		l->pref = arena_alloc(s->arena, words * sizeof *l->pref);
+	}
+}
+
+/* The CPU and device rule: a subset is a hint when it contains every NUMA node
+ * holding a reusable unit and its available plus all reusable units reach the
+ * request; preferred when its size is the capacity minimum. */
+static void count_hints(struct sim *s, struct hint_list *l, int r, bitmask_t universe,
+			int64_t want)
+{
+	const int64_t *avail = sim_at(s->avail, s, r);
+	const int64_t *reuse = sim_at(s->reuse, s, r);
+	int64_t reuse_total = 0;
+	bitmask_t reuse_nodes = 0;
+	bool any = false;
+	int i, min_aff;
+
+	for (i = 0; i < s->n; i++) {
+		if (reuse[i] > 0) {
+			reuse_total += reuse[i];
+			reuse_nodes |= (bitmask_t)1 << i;
+		}
+	}
+	min_aff = min_affinity(s->node->resources[r].capacity, s->n, universe, want);
+	l->min_affinity = min_aff;
+	if (l->all == NULL) {
+		if (min_aff != 1)
+			return;
+		for (i = 0; i < s->n; i++) {
+			bitmask_t one = (bitmask_t)1 << i;
+
+			if ((universe & one) && !(reuse_nodes & ~one) &&
+			    avail[i] + reuse_total >= want)
+				l->singles |= one;
+		}
+		return;
+	} else {
+		uint64_t size = (uint64_t)1 << s->n, m;
+		int64_t *sum = subset_sums(s, avail);
+
+		for (m = 1; m < size; m++) {
+			if ((m & ~universe) || (reuse_nodes & ~m))
+				continue;
+			if (sum[m] + reuse_total < want)
+				continue;
+			maskset_add(l->all, m);
+			if (bitmask_count(m) == min_aff)
+				maskset_add(l->pref, m);
+			any = true;
+		}
+	}
+	if (!any) {
+		/* An empty provider list means "cannot be satisfied". */
+		l->nil_nonpref = true;
+	}
+}
+
+static bool cpu_hints(struct sim *s, const struct ask *a, struct hint_list *l)
+{
+	const struct inventory_node *node = s->node;
+	bitmask_t universe = 0;
+	int i;
+
+	if (!node->cpu_static || node->cpu < 0 || a->cpus == 0)
+		return false;
+	for (i = 0; i < s->n; i++)
+		if (node->resources[node->cpu].capacity[i] > 0)
+			universe |= (bitmask_t)1 << i;
+	list_init(s, l, "cpu", a->cpus, !singleton_mode(s));
+	count_hints(s, l, node->cpu, universe, a->cpus);
+	return true;
+}
+
+static bool device_hints(struct sim *s, const struct demand_amount *d, struct hint_list *l)
+{
+	const struct inventory_node *node = s->node;
+	int r = inventory_find(node, d->name);
+	const int64_t *avail, *reuse;
+	int64_t total = 0;
+	int i;
+
+	/* Not listed anywhere: a device without NUMA information, no
+	 * preference. Listed with no device at all: no topology either. */
+	if (r < 0 || node->resources[r].kind != RESOURCE_DEVICE ||
+	    node->resources[r].total_capacity == 0)
+		return false;
+	list_init(s, l, d->name, d->amount, !singleton_mode(s));
+	avail = sim_at(s->avail, s, r);
+	reuse = sim_at(s->reuse, s, r);
+	for (i = 0; i < s->n; i++)
+		total += avail[i] + reuse[i];
+	if (total < d->amount) {
+		l->nil_nonpref = true;
+		l->min_affinity = min_affinity(node->resources[r].capacity, s->n, s->full, d->amount);
+		return true;
+	}
+	count_hints(s, l, r, s->full, d->amount);
+	return true;
+}
+
+static int64_t mem_reuse_get(const struct sim *s, bitmask_t mask, int r)
+{
+	size_t i;
+
+	for (i = 0; i < s->nmem_reuse; i++)
+		if (s->mem_reuse[i].mask == mask && s->mem_reuse[i].resource == r)
+			return s->mem_reuse[i].amount;
+	return 0;
+}
+
+size_t providers_memory_hints(struct sim *s, const struct demand_amount *memory,
+			      size_t nmemory, uint64_t *all, uint64_t *pref)
+{
+	const struct inventory_node *node = s->node;
+	uint64_t size = (uint64_t)1 << s->n, m;
+	int64_t *alloc_sum[16], *free_sum[16];
+	int res[16], min_aff = s->n;
+	size_t t, count = 0;
+	int k = (int)(nmemory < 16 ? nmemory : 16);
+
+	for (t = 0; t < (size_t)k; t++) {
+		res[t] = inventory_find(node, memory[t].name);
+		alloc_sum[t] = subset_sums(s, node->resources[res[t]].allocatable);
+		free_sum[t] = subset_sums(s, sim_at(s->avail, s, res[t]));
+	}
+	/* minAffinitySize counts every subset whose allocatable suffices. */
+	for (m = 1; m < size; m++) {
+		bool ok = true;
+
+		for (t = 0; t < (size_t)k && ok; t++)
+			ok = alloc_sum[t][m] >= memory[t].amount;
+		if (ok && bitmask_count(m) < min_aff)
+			min_aff = bitmask_count(m);
+	}
+	for (m = 1; m < size; m++) {
+		bool single = (m & (m - 1)) == 0, ok = true;
+		bitmask_t rest;
+
+		for (t = 0; t < (size_t)k && ok; t++)
+			ok = alloc_sum[t][m] >= memory[t].amount;
+		if (!ok)
+			continue;
+		if (single && bitmask_count(s->group[bitmask_lowest(m)]) > 1)
+			continue;
+		for (rest = single ? 0 : m; rest && ok; rest &= rest - 1) {
+			int i = bitmask_lowest(rest);
+
+			/* Single versus cross-NUMA: a node used by a single-NUMA
+			 * allocation never joins a multi-NUMA one, and
+			 * multi-NUMA groups are exclusive. */
+			if (s->assignments[i] > 0 &&
+			    (bitmask_count(s->group[i]) == 1 || s->group[i] != m))
+				ok = false;
+		}
+		for (t = 0; t < (size_t)k && ok; t++)
+			ok = free_sum[t][m] + mem_reuse_get(s, m, res[t]) >= memory[t].amount;
+		if (!ok)
+			continue;
+		if (all)
+			maskset_add(all, m);
+		if (pref && bitmask_count(m) == min_aff)
+			maskset_add(pref, m);
+		count++;
+	}
+	return count;
+}
+
+/* Memory provider: one identical list per requested type, or nothing at all
+ * ("no preference") when the pod is not Guaranteed, the memory manager is off,
+ * or no NUMA subset fits (calculateHints returns an empty map). */
+static size_t memory_hints(struct sim *s, const struct ask *a, struct hint_list *out,
+			   struct provider_notes *notes)
+{
+	const struct inventory_node *node = s->node;
+	size_t words = maskset_words(s->n), t, count;
+	uint64_t *all, *pref;
+	bitmask_t singles = 0;
+	int i, min_aff = 0;
+
+	if (s->pod->qos != QOS_GUARANTEED || !node->memory_static || !node->memory_listed ||
+	    !a->memory_whole || a->nmemory == 0 || a->nmemory > 16)
+		return 0;
+	for (t = 0; t < a->nmemory; t++) {
+		int r = inventory_find(node, a->memory[t].name);
+
+		if (r < 0 || !node->resources[r].listed_everywhere) {
+			/* The kubelet dereferences the missing per-NUMA table. */
+			notes->memory_missing_type = true;
+			strncpy(notes->missing, a->memory[t].name, sizeof notes->missing - 1);
+			return 0;
+		}
+	}
+	all = arena_alloc(s->arena, words * sizeof *all);
+	pref = arena_alloc(s->arena, words * sizeof *pref);
+	if (singleton_mode(s)) {
+		/* Preferred singles exist only when one node's allocatable
+		 * suffices; the full scan is needed only to tell "no hint at all"
+		 * (no preference) from "only multi-NUMA hints" (rejected). */
+		for (i = 0; i < s->n; i++) {
+			bool fits = true;
+
+			for (t = 0; t < a->nmemory && fits; t++) {
+				int r = inventory_find(node, a->memory[t].name);
+
+				fits = node->resources[r].allocatable[i] >= a->memory[t].amount;
+			}
+			if (fits)
+				min_aff = 1;
+		}
+		if (min_aff == 1) {
+			for (i = 0; i < s->n; i++) {
+				bool ok = bitmask_count(s->group[i]) <= 1;
+
+				for (t = 0; t < a->nmemory && ok; t++) {
+					int r = inventory_find(node, a->memory[t].name);
+
+					ok = node->resources[r].allocatable[i] >= a->memory[t].amount &&
+					     sim_at(s->avail, s, r)[i] +
+							     mem_reuse_get(s, (bitmask_t)1 << i, r) >=
+						     a->memory[t].amount;
+				}
+				if (ok)
+					singles |= (bitmask_t)1 << i;
+			}
+		}
+		if (singles == 0 && providers_memory_hints(s, a->memory, a->nmemory, NULL, NULL) == 0)
+			return 0;
+		for (t = 0; t < a->nmemory; t++) {
+			memset(&out[t], 0, sizeof out[t]);
+			out[t].resource = a->memory[t].name;
+			out[t].amount = a->memory[t].amount;
+			out[t].singles = singles;
+			out[t].min_affinity = min_aff ? min_aff : 2;
+		}
+		return a->nmemory;
+	}
+	count = providers_memory_hints(s, a->memory, a->nmemory, all, pref);
+	if (count == 0)
+		return 0;
+	for (i = 1; i <= s->n; i++) {
+		uint64_t m;
+
+		/* For messages: the preferred size. */
+		for (m = 1; m < ((uint64_t)1 << s->n) && !min_aff; m++)
+			if (maskset_has(pref, m))
+				min_aff = bitmask_count(m);
+	}
+	for (t = 0; t < a->nmemory; t++) {
+		memset(&out[t], 0, sizeof out[t]);
+		out[t].resource = a->memory[t].name;
+		out[t].amount = a->memory[t].amount;
+		out[t].all = all;
+		out[t].pref = pref;
+		out[t].min_affinity = min_aff;
+	}
+	return a->nmemory;
+}
+
+size_t providers_hints(struct sim *s, const struct ask *a, struct hint_list *out,
+		       struct provider_notes *notes)
+{
+	size_t n = 0, i;
+
+	memset(notes, 0, sizeof *notes);
+	for (i = 0; i < a->ndevices; i++)
+		if (device_hints(s, &a->devices[i], &out[n]))
+			n++;
+	if (cpu_hints(s, a, &out[n]))
+		n++;
+	n += memory_hints(s, a, &out[n], notes);
+	return n;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The mutable state of one admission simulation on one node: what is free per
+ * resource and NUMA node as containers are admitted one after another, what
+ * init containers left reusable, and the memory manager's groups. Private to
+ * topology/ (providers.c, allocate.c, judge.c). */
+#ifndef TOPOLOGY_SIM_H
+#define TOPOLOGY_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "bitmask.h"
+#include "demand.h"
+#include "hint.h"
+#include "inventory.h"
+
+/* Init-container memory reusable by later containers, per exact NUMA mask and
+ * memory type (memorymanager initContainersReusableMemory). */
+struct mem_reuse {
+	bitmask_t mask;
+	int resource;
+	int64_t amount;
+};
+
+struct sim {
+	const struct inventory_node *node;
+	const struct pod_demand *pod;
+	int n;
+	bitmask_t full;
+	struct arena *arena;          /* per-judgement scratch */
+	int64_t *avail;               /* [resource * n + numa]: free now */
+	int64_t *reuse;               /* [resource * n + numa]: reusable (cpu, devices) */
+	int64_t *used;                /* [resource * n + numa]: taken by this pod */
+	bitmask_t group[INVENTORY_MAX_NUMA];  /* memory manager "cells" */
+	int assignments[INVENTORY_MAX_NUMA];
+	struct mem_reuse *mem_reuse;
+	size_t nmem_reuse;
+	size_t mem_reuse_cap;
+	/* Why Allocate failed, for the verdict message. */
+	char failure[256];
+	const char *failed_resource;
+};
+
+static inline int64_t *sim_at(int64_t *base, const struct sim *s, int r)
+{
+	return base + (size_t)r * (size_t)s->n;
+}
+
+/* What one container (or, in pod scope, the whole pod) asks for. */
+struct ask {
+	const char *who;              /* "container \"x\"" or "pod" */
+	enum container_kind kind;
+	int64_t cpus;
+	const struct demand_amount *memory;
+	size_t nmemory;
+	bool memory_whole;
+	const struct demand_amount *devices;
+	size_t ndevices;
+};
+
+/* Provider outcome beyond the lists: the kubelet would crash on this pod (a
+ * requested hugepage size missing from a NUMA node's memory table). */
+struct provider_notes {
+	bool memory_missing_type;
+	char missing[96];
+};
+
+/* Builds the flattened hint lists of every provider for one ask (devices,
+ * CPUs, memory), in the form the node's policy needs. Lists that can only say
+ * "no preference" are omitted: they never change the merge. Returns the
+ * number of lists written to out (capacity: ndevices + 1 + nmemory). */
+size_t providers_hints(struct sim *s, const struct ask *a, struct hint_list *out,
+		       struct provider_notes *notes);
+
+/* memorymanager calculateHints over every NUMA subset: fills the bitmaps all
+ * and pref (maskset words for n) and returns the number of hints. */
+size_t providers_memory_hints(struct sim *s, const struct demand_amount *memory,
+			      size_t nmemory, uint64_t *all, uint64_t *pref);
+
+/* The providers' Allocate for one container with its stored hint, in kubelet
+ * order: devices, CPUs, memory. False (and s->failure) when one fails. */
+bool allocate_container(struct sim *s, const struct container_demand *c, const char *who,
+			struct topo_hint hint);
+
+#endif
