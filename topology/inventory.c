@@ -238,9 +238,6 @@ static bool options_parse(const struct nrt_object *obj, struct tm_options *o,
 			*eq = '\0';
 			trim(pair);
 			trim(eq + 1);
-			if (attribute_get(obj, "topologyManagerOption") == NULL) {
-				/* Per-option attributes override; checked below. */
-			}
 			ok = option_apply(o, pair, eq + 1, err, errsize);
 		}
 		free(copy);
@@ -396,7 +393,6 @@ enum err inventory_node_new(const struct nrt_object *obj, struct inventory_node 
 	struct inventory_node *node = xcalloc(1, sizeof *node);
 	int zone_of_dense[INVENTORY_MAX_NUMA];
 	int dense_of_id[INVENTORY_MAX_NUMA];
-	int zone_id[INVENTORY_MAX_NUMA];
 	enum err rc = ERR_OK;
 	size_t zi, k;
 	int n = 0, i, id;
@@ -439,7 +435,6 @@ enum err inventory_node_new(const struct nrt_object *obj, struct inventory_node 
 		if (dense_of_id[id] == -1)
 			continue;
 		zone_of_dense[i] = dense_of_id[id];
-		zone_id[i] = id;
 		node->numa_ids[i] = id;
 		dense_of_id[id] = i;
 		i++;
@@ -496,7 +491,6 @@ enum err inventory_node_new(const struct nrt_object *obj, struct inventory_node 
 			node->resources[r].available[i] = res->available;
 		}
 	}
-	(void)zone_id;
 
 	for (i = 0; i < node->nresources; i++) {
 		struct inventory_resource *r = &node->resources[i];

@@ -11,7 +11,7 @@
 
 static bool singleton_mode(const struct sim *s)
 {
-	return s->node->policy == TM_POLICY_SINGLE_NUMA_NODE;
+	return s->node->policy == TM_POLICY_SINGLE_NUMA_NODE && !s->node->full_enumeration;
 }
 
 /* sum[m] = sum of v[i] over the bits i of m, for every m < 2^n. */

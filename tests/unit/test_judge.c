@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The judge on random nodes and pods:
+ *  - the single-numa-node shortcut (only single-node hints generated) gives
+ *    the same verdicts as generating every NUMA subset and filtering them as
+ *    the kubelet does;
+ *  - invariants of every verdict: an admitted pod never takes more than is
+ *    available on any NUMA node; single-numa-node affinities name one node;
+ *    a rejection always has a reason and a message; an empty node that
+ *    admits a pod makes that pod's rejection resolvable. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topology/alloc.h"
+#include "topology/demand.h"
+#include "topology/inventory.h"
+#include "topology/judge.h"
+
+static uint64_t rng = 0x243f6a8885a308d3u;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 2685821657736338717u;
+}
+
+static int below(int k)
+{
+	return (int)(rnd() % (uint64_t)k);
+}
+
+static const char *const policies[] = { "none", "best-effort", "restricted", "single-numa-node" };
+static const char *const devices[] = { "nvidia.com/gpu", "dsa.intel.com/wq-user-shared" };
+#define GI ((int64_t)1 << 30)
+
+static void add_resource(struct nrt_zone *z, const char *name, int64_t cap, int64_t alloc,
+			 int64_t avail)
+{
+	struct nrt_resource *r;
+
+	z->resources = xreallocarray(z->resources, z->nresources + 1, sizeof *z->resources);
+	r = &z->resources[z->nresources++];
+	r->name = xstrdup(name);
+	r->capacity = cap;
+	r->allocatable = alloc;
+	r->available = avail;
+}
+
+static void random_nrt(struct nrt_object *o, int n)
+{
+	int i, j;
+
+	memset(o, 0, sizeof *o);
+	o->name = xstrdup("w");
+	o->api_version = xstrdup("topology.node.k8s.io/v1alpha2");
+	o->nattributes = 2;
+	o->attributes = xcalloc(2, sizeof *o->attributes);
+	o->attributes[0].name = xstrdup("topologyManagerPolicy");
+	o->attributes[0].value = xstrdup(policies[below(4)]);
+	o->attributes[1].name = xstrdup("topologyManagerScope");
+	o->attributes[1].value = xstrdup(below(2) ? "pod" : "container");
+	o->nzones = (size_t)n;
+	o->zones = xcalloc((size_t)n, sizeof *o->zones);
+	for (i = 0; i < n; i++) {
+		struct nrt_zone *z = &o->zones[i];
+		char name[16];
+		int64_t cap = 2 + below(8), memcap = (4 + below(12)) * GI;
+
+		snprintf(name, sizeof name, "node-%d", i);
+		z->name = xstrdup(name);
+		z->type = xstrdup("Node");
+		z->ncosts = (size_t)n;
+		z->costs = xcalloc((size_t)n, sizeof *z->costs);
+		for (j = 0; j < n; j++) {
+			snprintf(name, sizeof name, "node-%d", j);
+			z->costs[j].name = xstrdup(name);
+			z->costs[j].value = i == j ? 10 : 11 + below(20);
+		}
+		add_resource(z, "cpu", cap, cap, below((int)cap + 1));
+		if (below(4))
+			add_resource(z, "memory", memcap, memcap,
+				     below(3) ? memcap : memcap - below(3) * GI);
+		add_resource(z, devices[0], i % 2 ? 2 : 1, i % 2 ? 2 : 1, below(i % 2 ? 3 : 2));
+		add_resource(z, devices[1], 2, 2, below(3));
+	}
+	/* All zones list memory or none does. */
+	for (i = 1; i < n; i++) {
+		bool has0 = false, hasi = false;
+		size_t k;
+
+		for (k = 0; k < o->zones[0].nresources; k++)
+			has0 |= strcmp(o->zones[0].resources[k].name, "memory") == 0;
+		for (k = 0; k < o->zones[i].nresources; k++)
+			hasi |= strcmp(o->zones[i].resources[k].name, "memory") == 0;
+		if (has0 && !hasi)
+			add_resource(&o->zones[i], "memory", 8 * GI, 8 * GI, 8 * GI);
+	}
+}
+
+static void add_quantity(struct pod_quantity **list, size_t *n, const char *name,
+			 const char *text)
+{
+	struct pod_quantity *q;
+	struct errmsg msg;
+
+	*list = xreallocarray(*list, *n + 1, sizeof **list);
+	q = &(*list)[(*n)++];
+	q->name = xstrdup(name);
+	if (quantity_parse(text, strlen(text), &q->q, &msg) != ERR_OK)
+		fail_msg("%s", msg.text);
+}
+
+static void random_pod(struct pod_spec *p)
+{
+	int nc = 1 + below(3), i;
+	bool guaranteed = below(4) != 0;
+
+	memset(p, 0, sizeof *p);
+	p->namespace_ = xstrdup("default");
+	p->name = xstrdup("p");
+	p->ncontainers = (size_t)nc;
+	p->containers = xcalloc((size_t)nc, sizeof *p->containers);
+	for (i = 0; i < nc; i++) {
+		struct pod_container *c = &p->containers[i];
+		char name[16], cpu[16], mem[16];
+
+		snprintf(name, sizeof name, "c%d", i);
+		c->name = xstrdup(name);
+		/* Init containers come first in admission order. */
+		c->kind = i < nc - 1 ? (below(3) == 0 ? CONTAINER_SIDECAR
+				       : below(2) ? CONTAINER_INIT : CONTAINER_APP)
+				     : CONTAINER_APP;
+		if (i > 0 && p->containers[i - 1].kind == CONTAINER_APP)
+			c->kind = CONTAINER_APP;
+		snprintf(cpu, sizeof cpu, below(6) ? "%d" : "%d500m", 1 + below(10));
+		snprintf(mem, sizeof mem, "%dGi", 1 + below(20));
+		add_quantity(&c->limits, &c->nlimits, "cpu", cpu);
+		add_quantity(&c->limits, &c->nlimits, "memory", mem);
+		if (!guaranteed)
+			add_quantity(&c->requests, &c->nrequests, "cpu", "100m");
+		if (below(2))
+			add_quantity(&c->limits, &c->nlimits, devices[below(2)], below(3) ? "1" : "2");
+	}
+}
+
+static void check_invariants(const struct inventory_node *node, const struct verdict *v)
+{
+	size_t i;
+	int r, d;
+
+	if (!v->admit) {
+		assert_int_not_equal(v->reason, REASON_NONE);
+		assert_true(v->message[0] != '\0');
+		return;
+	}
+	for (i = 0; i < v->ncontainers; i++) {
+		if (node->policy == TM_POLICY_SINGLE_NUMA_NODE && v->containers[i].has_affinity)
+			assert_int_equal(__builtin_popcountll(v->containers[i].numa_ids), 1);
+	}
+	for (r = 0; r < node->nresources; r++)
+		for (d = 0; d < node->numa_count; d++)
+			assert_true(v->usage[r].amount[d] <= node->resources[r].available[d]);
+}
+
+static bool same(const struct verdict *a, const struct verdict *b)
+{
+	size_t i;
+
+	if (a->admit != b->admit || a->reason != b->reason ||
+	    a->unresolvable != b->unresolvable || a->ncontainers != b->ncontainers)
+		return false;
+	for (i = 0; i < a->ncontainers; i++)
+		if (a->containers[i].has_affinity != b->containers[i].has_affinity ||
+		    a->containers[i].numa_ids != b->containers[i].numa_ids ||
+		    a->containers[i].preferred != b->containers[i].preferred)
+			return false;
+	return true;
+}
+
+static void judge_random_single_numa_shortcut_and_invariants(void **state)
+{
+	long cases, admitted = 0, rejected = 0, compared = 0;
+
+	(void)state;
+	for (cases = 0; cases < 20000; cases++) {
+		struct nrt_object obj;
+		struct pod_spec pod;
+		struct inventory_node *node = NULL;
+		struct pod_demand *demand = NULL;
+		struct verdict v, w;
+		struct errmsg msg;
+
+		random_nrt(&obj, 1 + below(6));
+		random_pod(&pod);
+		if (inventory_node_new(&obj, &node, &msg) != ERR_OK)
+			fail_msg("%s", msg.text);
+		if (pod_demand_new(&pod, &demand, &msg) != ERR_OK)
+			fail_msg("%s", msg.text);
+		judge_node(node, demand, &v);
+		check_invariants(node, &v);
+		if (v.admit)
+			admitted++;
+		else
+			rejected++;
+		if (!v.admit && v.reason != REASON_CONFIG) {
+			struct verdict e;
+
+			judge_node(node->emptied, demand, &e);
+			if (e.admit)
+				assert_false(v.unresolvable);
+			verdict_cleanup(&e);
+		}
+		if (node->policy == TM_POLICY_SINGLE_NUMA_NODE) {
+			node->full_enumeration = true;
+			node->emptied->full_enumeration = true;
+			judge_node(node, demand, &w);
+			if (!same(&v, &w))
+				fail_msg("case %ld: shortcut %d/%s \"%s\" vs full %d/%s \"%s\"", cases,
+					 v.admit, verdict_reason_name(v.reason), v.message, w.admit,
+					 verdict_reason_name(w.reason), w.message);
+			verdict_cleanup(&w);
+			compared++;
+		}
+		verdict_cleanup(&v);
+		pod_demand_free(demand);
+		inventory_node_free(node);
+		pod_spec_cleanup(&pod);
+		nrt_object_cleanup(&obj);
+	}
+	assert_true(compared > 3000);
+	assert_true(admitted > 2000);
+	assert_true(rejected > 2000);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(judge_random_single_numa_shortcut_and_invariants),
+	};
+
+	return cmocka_run_group_tests_name("judge", tests, NULL, NULL);
+}
