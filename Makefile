@@ -115,6 +115,30 @@ run: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	./$(BIN) serve --config config/example.yaml
 
+# libFuzzer targets (clang): each runs for FUZZ_SECONDS on a scratch copy of
+# its seed corpus in tests/fuzz/corpus/<name>/; any crash, leak or timeout fails.
+FUZZ_SECONDS ?= 30
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
+FUZZ_LIB_SRC := $(TOPO_SRC) $(EXT_SRC)
+FUZZ_FLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O1 -g -I. \
+              -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+
+build-fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC)
+	@mkdir -p build-fuzz
+	clang $(FUZZ_FLAGS) $(PKG_CFLAGS) -o $@ $< $(FUZZ_LIB_SRC) $(PKG_LIBS) -lpthread -lm
+
+fuzz: deps $(FUZZ_BIN)
+	@for b in $(FUZZ_BIN); do \
+		name=$$(basename $$b | sed 's/^fuzz_//'); \
+		work=$$(mktemp -d); cp -r tests/fuzz/corpus/$$name/. $$work/ 2>/dev/null; \
+		echo "== $$b ($(FUZZ_SECONDS) s)"; \
+		./$$b -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+			-artifact_prefix=build-fuzz/$$name- $$work >build-fuzz/$$name.log 2>&1 \
+			|| { tail -40 build-fuzz/$$name.log; rm -rf $$work; exit 1; }; \
+		tail -1 build-fuzz/$$name.log; rm -rf $$work; \
+	done
+
 clean:
 	rm -rf build build-asan build-fuzz bin
 

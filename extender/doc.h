@@ -58,10 +58,11 @@ struct doc {
 
 /* Parses buf[0..len). If the first non-whitespace byte is '{' or '[' the text
  * is strict JSON (one value, nothing after it, UTF-8 checked, nesting up to
- * DOC_MAX_DEPTH, duplicate keys rejected) and yields one document; otherwise it
- * is a YAML stream yielding one document per "---" section (an empty section
- * yields a DOC_PLAIN "" root; an empty stream yields none). YAML anchors,
- * aliases, non-scalar keys and duplicate keys are rejected.
+ * DOC_MAX_DEPTH, duplicate keys and keys holding \u0000 rejected) and yields
+ * one document; otherwise it is a YAML stream yielding one document per "---"
+ * section (an empty section yields a DOC_PLAIN "" root; an empty stream
+ * yields none). YAML anchors, aliases, non-scalar keys, keys holding NULs and
+ * duplicate keys are rejected, and so is nesting beyond DOC_MAX_DEPTH.
  * On success *docs is an array of *ndocs trees (free with doc_free_all; it may
  * be NULL when *ndocs is 0). Errors: ERR_PARSE with msg "origin:line:col:
  * problem" (YAML) or "origin: invalid JSON at byte N: problem";

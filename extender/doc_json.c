@@ -2,14 +2,15 @@
 /* JSON -> document tree with json-c. json-c validates and builds its own tree,
  * which is converted and dropped at once; json-c never leaves this file.
  *
- * Two things json-c hides are recovered from a light second scan of the text:
+ * What json-c hides is recovered from a light second scan of the text:
  *  - the exact text of integers: json-c 0.16 keeps the source text of doubles
  *    ("1.5", "1e3") but reformats integers from an int64/uint64 and clamps
  *    those out of range (100000000000000000000 reads back as
  *    18446744073709551615), and quantities must see what was written;
  *  - duplicate keys: json-c keeps the last value silently. Every ':' outside
  *    a string separates one member, so fewer members in the tree than colons
- *    in the text means a key was repeated.
+ *    in the text means a key was repeated;
+ *  - keys holding \u0000, which json-c cuts at the NUL.
  * Without duplicates json-c's tree walked in order (objects keep insertion
  * order) meets the numbers in text order, so the n-th number node takes the
  * n-th number token; each pairing is still checked against json-c's value. */
@@ -36,6 +37,7 @@ struct scan {
 	size_t colons;    /* members in the text */
 	size_t members;   /* members in json-c's tree */
 	bool out_of_step; /* a number token did not match json-c's value */
+	bool nul_key;     /* a key spells \u0000, which json-c cuts short */
 };
 
 static bool is_token_char(char c)
@@ -47,7 +49,9 @@ static bool is_token_char(char c)
 /* Runs over text json-c has already accepted, so only the shape matters:
  * strings (with escapes) are skipped, literals true/false/null are not
  * numbers, and every other bare token is (including json-c's NaN and
- * Infinity extensions). */
+ * Infinity extensions). Keys are strings followed by ':'; one holding \u0000
+ * is flagged because json-c keeps keys as C strings, so "a\u0000b" would
+ * silently become "a". */
 static void scan_text(const char *buf, size_t len, struct scan *s)
 {
 	size_t cap = 0, i = 0;
@@ -56,11 +60,25 @@ static void scan_text(const char *buf, size_t len, struct scan *s)
 		char c = buf[i];
 
 		if (c == '"') {
+			bool nul = false;
+
 			for (i++; i < len && buf[i] != '"'; i++) {
-				if (buf[i] == '\\')
-					i++;
+				if (buf[i] != '\\')
+					continue;
+				i++;
+				if (len - i >= 5 && memcmp(buf + i, "u0000", 5) == 0)
+					nul = true;
 			}
 			i++;
+			if (nul) {
+				size_t j = i;
+
+				while (j < len && (buf[j] == ' ' || buf[j] == '\t' ||
+						   buf[j] == '\r' || buf[j] == '\n'))
+					j++;
+				if (j < len && buf[j] == ':')
+					s->nul_key = true;
+			}
 		} else if (c == ':') {
 			s->colons++;
 			i++;
@@ -208,7 +226,11 @@ enum err doc_parse_json(const char *buf, size_t len, const char *origin,
 	}
 	scan_text(buf, len, &s);
 	*out = convert(root, buf, &s);
-	if (s.members != s.colons) {
+	if (s.nul_key) {
+		errmsg_set(msg, "%s: invalid JSON: an object key contains a NUL byte",
+			   origin);
+		rc = ERR_PARSE;
+	} else if (s.members != s.colons) {
 		errmsg_set(msg, "%s: invalid JSON: duplicate key in an object", origin);
 		rc = ERR_PARSE;
 	} else if (s.out_of_step || s.next != s.nnumbers) {

@@ -269,6 +269,9 @@ enum err doc_parse_yaml(const char *buf, size_t len, const char *origin,
 
 	*docs = NULL;
 	*ndocs = 0;
+	/* libyaml asserts on a NULL input even when it is empty. */
+	if (buf == NULL)
+		buf = "";
 	if (!yaml_parser_initialize(&parser))
 		abort(); /* only fails when out of memory */
 	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);

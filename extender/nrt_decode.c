@@ -415,6 +415,8 @@ static enum err check_api_version(struct ctx *c, const char *v)
 {
 	char quoted[DOC_QUOTE_CAP];
 
+	if (v == NULL)
+		return fail(c, ERR_INVALID, "missing");
 	if (api_version_known(v))
 		return ERR_OK;
 	doc_quote(quoted, sizeof quoted, v, strlen(v));

@@ -132,14 +132,15 @@ static void explain_rejection(const struct sim *s, const char *who,
 		}
 	}
 	if (single) {
-		snprintf(v->message, sizeof v->message,
-			 "%s: cannot align %s on one NUMA node (single-numa-node): %s", who, what,
-			 where);
+		v->message[0] = '\0';
+		append(v->message, sizeof v->message,
+		       "%s: cannot align %s on one NUMA node (single-numa-node): %s", who, what, where);
 	} else {
 		ids_format(s, best.mask, ids, sizeof ids);
-		snprintf(v->message, sizeof v->message,
-			 "%s: no preferred NUMA alignment for %s (%s): best is NUMA %s, not preferred; %s",
-			 who, what, tm_policy_name(s->node->policy), ids, where);
+		v->message[0] = '\0';
+		append(v->message, sizeof v->message,
+		       "%s: no preferred NUMA alignment for %s (%s): best is NUMA %s, not preferred; %s",
+		       who, what, tm_policy_name(s->node->policy), ids, where);
 	}
 }
 

@@ -771,6 +771,17 @@ static void decode_json_rejects_duplicates_nul_and_bad_utf8(void **state)
 	assert_string_equal(msg.text,
 			    "t: invalid JSON at byte 8: unexpected data after the value");
 	assert_null(docs);
+	/* json-c would keep "a\u0000b" as "a". */
+	assert_null(parse_one("{\"a\\u0000b\": 1}", &msg));
+	assert_string_equal(msg.text, "t: invalid JSON: an object key contains a NUL byte");
+	{
+		/* An escaped backslash before "u0000" is no NUL. */
+		struct doc *d = parse_one("{\"a\\\\u0000b\" : 1}", &msg);
+
+		assert_non_null(d);
+		assert_non_null(doc_get(d, "a\\u0000b"));
+		doc_free(d);
+	}
 	assert_null(parse_one("{\"a\": \"\xff\"}", &msg));
 	assert_string_equal(msg.text, "t: invalid JSON at byte 7: invalid utf-8 string");
 	/* Strings may hold NULs; the string reader refuses to cut them short. */

@@ -71,7 +71,7 @@ static void random_nrt(struct nrt_object *o, int n)
 	o->zones = xcalloc((size_t)n, sizeof *o->zones);
 	for (i = 0; i < n; i++) {
 		struct nrt_zone *z = &o->zones[i];
-		char name[16];
+		char name[32];
 		int64_t cap = 2 + below(8), memcap = (4 + below(12)) * GI;
 
 		snprintf(name, sizeof name, "node-%d", i);
@@ -130,7 +130,7 @@ static void random_pod(struct pod_spec *p)
 	p->containers = xcalloc((size_t)nc, sizeof *p->containers);
 	for (i = 0; i < nc; i++) {
 		struct pod_container *c = &p->containers[i];
-		char name[16], cpu[16], mem[16];
+		char name[32], cpu[32], mem[32];
 
 		snprintf(name, sizeof name, "c%d", i);
 		c->name = xstrdup(name);

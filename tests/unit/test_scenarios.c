@@ -69,13 +69,13 @@ static void scenario(void **state)
 	const char *path = *state;
 	char *out = run_explain(path);
 	struct json_object *file = json_object_from_file(path);
-	struct json_object *got, *expect, *gc, *ec;
+	struct json_object *root, *got, *expect, *gc, *ec;
 	size_t i;
 
 	assert_non_null(file);
-	got = json_tokener_parse(out);
-	assert_non_null(got);
-	got = json_object_array_get_idx(member(got, "nodes"), 0);
+	root = json_tokener_parse(out);
+	assert_non_null(root);
+	got = json_object_array_get_idx(member(root, "nodes"), 0);
 	expect = member(file, "expect");
 	if (json_object_get_boolean(member(got, "admit")) !=
 		    json_object_get_boolean(member(expect, "admit")) ||
@@ -121,7 +121,7 @@ static void scenario(void **state)
 				 json_object_get_string(member(got, "message")),
 				 json_object_get_string(m));
 	}
-	json_object_put(json_tokener_parse(out)); /* parse again: got was borrowed */
+	json_object_put(root);
 	json_object_put(file);
 	free(out);
 }
