@@ -202,24 +202,32 @@ struct minput {
 static const char *const list_names[MAX_LISTS] = { "cpu", "memory", "nvidia.com/gpu",
 						   "dsa.intel.com/wq-user-shared" };
 
+static int by_value_desc(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
 /* The count-based providers (kubelet cpumanager / devicemanager, §5.1-5.2):
  * a request, per-NUMA capacity and availability; every non-empty subset whose
  * available sum reaches the request is a hint, preferred when its size is the
- * minimal subset size by capacity. The request is drawn so that the list holds
- * lo..hi hints. With must != 0, the minimal size is popcount(must) and must is
- * a (preferred) hint: the NUMA nodes of must are mostly free, the others busy,
- * as on a node where every resource of a large request fits the same nodes. */
+ * minimal subset size by capacity. The request is drawn among the subset sums
+ * so that the list holds lo..hi hints. With must != 0, the minimal size is
+ * popcount(must) and must is a (preferred) hint: the NUMA nodes of must are
+ * mostly free, the others busy, as on a node where every resource of a large
+ * request fits the same NUMA nodes. */
 static void gen_list(int n, size_t lo, size_t hi, uint64_t must, struct plist *out)
 {
 	uint64_t size = (uint64_t)1 << n, m;
 	long attempt;
 
-	for (attempt = 0; attempt < 10000000L; attempt++) {
+	for (attempt = 0; attempt < 1000000L; attempt++) {
 		int64_t cap[MAX_N], avail[MAX_N], top[MAX_N + 1], sums[MAX_HINTS + 1];
-		int64_t sorted[MAX_HINTS + 1], total = 0, want;
+		int64_t sorted[MAX_HINTS + 1], total = 0, want, lo_r = 1, hi_r;
 		bool device = must == 0 && rnd_below(3) == 0;
 		int busy = 1 + rnd_below(4), i, j, min_aff = n;
-		size_t pref = 0;
+		size_t nsums = (size_t)(size - 1), ranks[MAX_HINTS], nranks = 0, r, pref = 0;
 
 		for (i = 0; i < n; i++) {
 			/* CPU-like: 8..32 per NUMA node; device-like: 0..4. */
@@ -247,36 +255,28 @@ static void gen_list(int n, size_t lo, size_t hi, uint64_t must, struct plist *o
 		sums[0] = 0;
 		for (m = 1; m < size; m++)
 			sums[m] = sums[m & (m - 1)] + avail[__builtin_ctzll(m)];
+		hi_r = total;
 		if (must != 0) {
 			int k = __builtin_popcountll(must);
-			int64_t lo_r = top[k - 1] + 1, hi_r = top[k] < sums[must] ? top[k] : sums[must];
 
-			if (lo_r > hi_r)
-				continue;
-			want = lo_r + (int64_t)(rnd() % (uint64_t)(hi_r - lo_r + 1));
-		} else {
-			/* The request at a random rank of the subset sums. */
-			size_t nsums = (size_t)(size - 1), r;
-			size_t rlo = lo < nsums ? lo : nsums, rhi = hi < nsums ? hi : nsums;
-
-			for (m = 1; m < size; m++) {
-				int64_t s = sums[m];
-
-				for (j = (int)m - 1; j > 0 && sorted[j - 1] < s; j--)
-					sorted[j] = sorted[j - 1];
-				sorted[j] = s;
-			}
-			r = rlo + (size_t)rnd_below((int)(rhi - rlo + 1));
-			want = sorted[r - 1] > 0 ? sorted[r - 1] : 1;
+			lo_r = top[k - 1] + 1;
+			hi_r = top[k] < sums[must] ? top[k] : sums[must];
 		}
+		/* The request at a rank r of the subset sums: at least r hints. */
+		memcpy(sorted, sums + 1, nsums * sizeof sorted[0]);
+		qsort(sorted, nsums, sizeof sorted[0], by_value_desc);
+		for (r = lo; r <= hi && r <= nsums; r++)
+			if (sorted[r - 1] >= lo_r && sorted[r - 1] <= hi_r)
+				ranks[nranks++] = r;
+		if (nranks == 0)
+			continue;
+		want = sorted[ranks[rnd_below((int)nranks)] - 1];
 		for (i = 0; i < n; i++) {
 			if (top[i + 1] >= want) {
 				min_aff = i + 1;
 				break;
 			}
 		}
-		if (must != 0 && min_aff != __builtin_popcountll(must))
-			continue;
 		out->nhints = 0;
 		for (m = 1; m < size; m++) {
 			bool preferred;
@@ -671,7 +671,8 @@ static void port_self_check(void)
 
 /* Per-cell pool generation: half the inputs aim at a preferred best-effort
  * outcome (every list prefers the same NUMA nodes), half at a non-preferred
- * one (independent lists). */
+ * one (independent lists). Each list's length is bounded so that the cross
+ * product stays within the budget. */
 static void gen_input(int n, size_t nlists, bool want_pref, struct minput *in)
 {
 	size_t lo = n == 8 ? 30 : 1, hi = n == 8 ? 120 : ((size_t)1 << n) - 1, k;
@@ -681,25 +682,44 @@ static void gen_input(int n, size_t nlists, bool want_pref, struct minput *in)
 
 	distances(n, d);
 	for (attempt = 0;; attempt++) {
+		double budget = cfg.perm_budget, floor_rest;
 		uint64_t must = 0;
 		struct outcome o;
 
 		if (want_pref) {
-			/* At 8 NUMA a preferred size-k hint brings its 2^(8-k)
-			 * supersets: 30-120 hints mean k >= 2. */
-			int k_size = n == 8 ? 2 + rnd_below(2) : 1 + rnd_below(2);
+			/* A preferred size-k hint brings its 2^(n-k) supersets:
+			 * at 8 NUMA k = 2 means 64+ hints per list, k = 3 32+. */
+			int k_size = 1 + rnd_below(2);
+			double p64 = 1;
 
+			if (n == 8) {
+				for (k = 0; k < nlists; k++)
+					p64 *= 72;
+				k_size = p64 <= budget && rnd_below(2) ? 2 : 3;
+			}
 			while (__builtin_popcountll(must) < k_size)
 				must |= (uint64_t)1 << rnd_below(n);
 		}
 		in->nlists = nlists;
-		for (k = 0; k < nlists; k++)
-			gen_list(n, lo, hi, must, &in->lists[k]);
+		for (k = 0; k < nlists; k++) {
+			size_t j, hk;
+
+			/* Room for the shortest lists that may follow. */
+			floor_rest = 1;
+			for (j = k + 1; j < nlists; j++)
+				floor_rest *= must ? 1.5 * (double)((size_t)1 << (n - __builtin_popcountll(must)))
+						   : (double)lo;
+			hk = budget / floor_rest < (double)hi ? (size_t)(budget / floor_rest) : hi;
+			if (hk < lo)
+				hk = lo;
+			gen_list(n, lo, hk, must, &in->lists[k]);
+			budget /= (double)in->lists[k].nhints;
+		}
 		input_build_fast(n, in);
 		if (in->perms_all > cfg.perm_budget)
 			continue;
 		o.h = fast_once(in, &p, &o.admit);
-		if (o.h.preferred == want_pref || attempt >= 5000)
+		if (o.h.preferred == want_pref || attempt >= 1000)
 			return;
 	}
 }
