@@ -710,8 +710,12 @@ static void gen_input(int n, size_t nlists, bool want_pref, struct minput *in)
 				floor_rest *= must ? 1.5 * (double)((size_t)1 << (n - __builtin_popcountll(must)))
 						   : (double)lo;
 			hk = budget / floor_rest < (double)hi ? (size_t)(budget / floor_rest) : hi;
+			if (must && hk < ((size_t)1 << (n - __builtin_popcountll(must))) + 8)
+				hk = ((size_t)1 << (n - __builtin_popcountll(must))) + 8;
 			if (hk < lo)
 				hk = lo;
+			if (hk > hi)
+				hk = hi;
 			gen_list(n, lo, hk, must, &in->lists[k]);
 			budget /= (double)in->lists[k].nhints;
 		}
@@ -1282,7 +1286,7 @@ int main(int argc, char **argv)
 		cfg.min_ns = 1000000u;
 		cfg.pool = 4;
 		cfg.pool_8x4 = 2;
-		cfg.perm_budget = 1.5e6;
+		cfg.perm_budget = 3e6;
 		cfg.port_checks = 300;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
