@@ -216,7 +216,8 @@ int explain_main(int argc, char **argv)
 			goto out;
 		}
 		all = xreallocarray(all, nall + nobjs + 1, sizeof *all);
-		memcpy(all + nall, objs, nobjs * sizeof *objs);
+		if (nobjs > 0)
+			memcpy(all + nall, objs, nobjs * sizeof *objs);
 		nall += nobjs;
 		free(objs);
 	}
