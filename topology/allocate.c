@@ -14,7 +14,7 @@
 static void fail(struct sim *s, const char *who, const char *resource, const char *detail)
 {
 	s->failed_resource = resource;
-	snprintf(s->failure, sizeof s->failure, "%s: %s", who, detail);
+	snprintf(s->failure, sizeof s->failure, "container \"%s\": %s", who, detail);
 }
 
 /* --- devices --- */
@@ -22,14 +22,16 @@ static void fail(struct sim *s, const char *who, const char *resource, const cha
 static bool allocate_device(struct sim *s, const struct container_demand *c, const char *who,
 			    const struct demand_amount *d, struct topo_hint hint)
 {
-	int r = inventory_find(s->node, d->name);
+	int r = sim_resource(s, d->name);
 	int64_t *avail, *reuse, *used;
-	int64_t from_reuse[INVENTORY_MAX_NUMA] = { 0 }, from_avail[INVENTORY_MAX_NUMA] = { 0 };
+	int64_t from_reuse[INVENTORY_MAX_NUMA], from_avail[INVENTORY_MAX_NUMA];
 	int64_t need = d->amount, total = 0;
 	int i, pass;
 
 	if (r < 0 || s->node->resources[r].kind != RESOURCE_DEVICE)
 		return true; /* no NUMA information: not tracked */
+	memset(from_reuse, 0, (size_t)s->n * sizeof from_reuse[0]);
+	memset(from_avail, 0, (size_t)s->n * sizeof from_avail[0]);
 	avail = sim_at(s->avail, s, r);
 	reuse = sim_at(s->reuse, s, r);
 	used = sim_at(s->used, s, r);
@@ -82,10 +84,28 @@ static bool allocate_device(struct sim *s, const struct container_demand *c, con
 static void take_by_topology(const struct sim *s, int64_t *pool, const int64_t *capacity,
 			     int64_t want, int64_t *taken)
 {
-	int order[INVENTORY_MAX_NUMA], k, i, j;
+	int order[INVENTORY_MAX_NUMA], k, i, j, only = -1;
 
 	if (want <= 0)
 		return;
+	/* The common case: the pool is one NUMA node (an aligned single-node
+	 * hint). Whole-node or not, the CPUs come from it. */
+	for (i = 0; i < s->n; i++) {
+		if (pool[i] > 0) {
+			if (only >= 0) {
+				only = -2;
+				break;
+			}
+			only = i;
+		}
+	}
+	if (only >= 0) {
+		int64_t t = pool[only] < want ? pool[only] : want;
+
+		taken[only] += t;
+		pool[only] -= t;
+		return;
+	}
 	for (k = 0, i = 0; i < s->n; i++)
 		order[k++] = i;
 	/* Ascending free count, then index (insertion sort: n <= 64). */
@@ -129,7 +149,7 @@ static bool allocate_cpus(struct sim *s, const struct container_demand *c, const
 {
 	const struct inventory_node *node = s->node;
 	int64_t pool[INVENTORY_MAX_NUMA], aligned[INVENTORY_MAX_NUMA];
-	int64_t taken[INVENTORY_MAX_NUMA] = { 0 };
+	int64_t taken[INVENTORY_MAX_NUMA];
 	int64_t *avail, *reuse, *used, total = 0, in_mask = 0, first;
 	const int64_t *capacity;
 	int i;
@@ -140,6 +160,7 @@ static bool allocate_cpus(struct sim *s, const struct container_demand *c, const
 	reuse = sim_at(s->reuse, s, node->cpu);
 	used = sim_at(s->used, s, node->cpu);
 	capacity = node->resources[node->cpu].capacity;
+	memset(taken, 0, (size_t)s->n * sizeof taken[0]);
 	for (i = 0; i < s->n; i++) {
 		pool[i] = avail[i] + reuse[i];
 		total += pool[i];
@@ -221,18 +242,18 @@ static bool allocate_memory(struct sim *s, const struct container_demand *c, con
 	if (!c->memory_whole) {
 		s->failed_resource = "memory";
 		snprintf(s->failure, sizeof s->failure,
-			 "%s: memory: failed to represent quantity as int64", who);
+			 "container \"%s\": memory: failed to represent quantity as int64", who);
 		return false;
 	}
 	if (c->nmemory > 16) {
-		snprintf(s->failure, sizeof s->failure, "%s: memory: too many memory types", who);
+		snprintf(s->failure, sizeof s->failure, "container \"%s\": memory: too many memory types", who);
 		return false;
 	}
 	for (t = 0; t < c->nmemory; t++) {
-		res[t] = inventory_find(node, c->memory[t].name);
+		res[t] = sim_resource(s, c->memory[t].name);
 		if (res[t] < 0 || !node->resources[res[t]].listed_everywhere) {
 			snprintf(s->failure, sizeof s->failure,
-				 "%s: %s is not published for every NUMA node; the kubelet would crash admitting this pod",
+				 "container \"%s\": %s is not published for every NUMA node; the kubelet would crash admitting this pod",
 				 who, c->memory[t].name);
 			return false;
 		}
@@ -243,13 +264,13 @@ static bool allocate_memory(struct sim *s, const struct container_demand *c, con
 
 		if (!best_memory_hint(s, c, 0, false, &d)) {
 			snprintf(s->failure, sizeof s->failure,
-				 "%s: memory: failed to get the default NUMA affinity, no NUMA nodes with enough memory is available",
+				 "container \"%s\": memory: failed to get the default NUMA affinity, no NUMA nodes with enough memory is available",
 				 who);
 			return false;
 		}
 		if (!d.preferred && hint.preferred) {
 			snprintf(s->failure, sizeof s->failure,
-				 "%s: memory: failed to find the default preferred hint", who);
+				 "container \"%s\": memory: failed to find the default preferred hint", who);
 			return false;
 		}
 		best = d;
@@ -267,13 +288,13 @@ static bool allocate_memory(struct sim *s, const struct container_demand *c, con
 
 		if (!best_memory_hint(s, c, best.mask, true, &e)) {
 			snprintf(s->failure, sizeof s->failure,
-				 "%s: memory: failed to find NUMA nodes to extend the current topology hint",
+				 "container \"%s\": memory: failed to find NUMA nodes to extend the current topology hint",
 				 who);
 			return false;
 		}
 		if (!e.preferred && best.preferred) {
 			snprintf(s->failure, sizeof s->failure,
-				 "%s: memory: failed to find the extended preferred hint", who);
+				 "container \"%s\": memory: failed to find the extended preferred hint", who);
 			return false;
 		}
 		best = e;
@@ -285,7 +306,7 @@ static bool allocate_memory(struct sim *s, const struct container_demand *c, con
 			if (s->assignments[i] > 0 &&
 			    (bitmask_count(s->group[i]) == 1 || s->group[i] != best.mask)) {
 				snprintf(s->failure, sizeof s->failure,
-					 "%s: memory: preferred hint violates NUMA node allocation", who);
+					 "container \"%s\": memory: preferred hint violates NUMA node allocation", who);
 				return false;
 			}
 		}
@@ -335,9 +356,10 @@ static bool allocate_memory(struct sim *s, const struct container_demand *c, con
 	return true;
 }
 
-bool allocate_container(struct sim *s, const struct container_demand *c, const char *who,
-			struct topo_hint hint)
+bool allocate_container(struct sim *s, const struct container_demand *c, struct topo_hint hint)
 {
+	const char *who = c->name;
+
 	size_t i;
 
 	for (i = 0; i < c->ndevices; i++)

@@ -55,7 +55,22 @@ void *arena_alloc(struct arena *a, size_t size)
 
 void arena_reset(struct arena *a)
 {
-	arena_cleanup(a);
+	struct arena_chunk *keep = a->head, *c;
+
+	/* The head is the newest chunk; chunks only grow, so it is the largest
+	 * or as large as any request seen since it was made. */
+	if (keep != NULL) {
+		c = keep->next;
+		while (c) {
+			struct arena_chunk *next = c->next;
+
+			free(c);
+			c = next;
+		}
+		keep->next = NULL;
+		keep->used = 0;
+	}
+	a->inline_used = 0;
 }
 
 void arena_cleanup(struct arena *a)

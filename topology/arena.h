@@ -10,13 +10,14 @@ struct arena_chunk;
 
 struct arena {
 	struct arena_chunk *head;
-	_Alignas(16) char inline_buf[4096];
+	_Alignas(16) char inline_buf[8192];
 	size_t inline_used;
 };
 
 void arena_init(struct arena *a);
 /* Zeroed, 16-byte aligned memory valid until arena_cleanup/arena_reset. */
 void *arena_alloc(struct arena *a, size_t size);
+/* Forgets every allocation but keeps the largest chunk for reuse. */
 void arena_reset(struct arena *a);
 void arena_cleanup(struct arena *a);
 

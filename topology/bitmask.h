@@ -12,9 +12,14 @@
 
 typedef uint64_t bitmask_t;
 
+/* SWAR popcount: without -mpopcnt, __builtin_popcountll is a library call,
+ * and this is the hottest operation of the merge. */
 static inline int bitmask_count(bitmask_t m)
 {
-	return __builtin_popcountll(m);
+	m = m - ((m >> 1) & 0x5555555555555555u);
+	m = (m & 0x3333333333333333u) + ((m >> 2) & 0x3333333333333333u);
+	m = (m + (m >> 4)) & 0x0f0f0f0f0f0f0f0fu;
+	return (int)((m * 0x0101010101010101u) >> 56);
 }
 
 static inline bitmask_t bitmask_full(int n)

@@ -380,6 +380,38 @@ static int resource_add(struct inventory_node *node, const char *name, int n)
 	return node->nresources++;
 }
 
+static int64_t sat_add(int64_t a, int64_t b);
+
+static void summarize_capacity(struct inventory_resource *r, int n)
+{
+	int64_t caps[INVENTORY_MAX_NUMA];
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		int64_t c = r->capacity[i];
+
+		/* Largest first (insertion sort: n <= 64, once per snapshot). */
+		for (j = i; j > 0 && caps[j - 1] < c; j--)
+			caps[j] = caps[j - 1];
+		caps[j] = c;
+		if (c > 0)
+			r->nonzero_numa++;
+	}
+	r->top_capacity = xcalloc((size_t)n + 1, sizeof *r->top_capacity);
+	for (i = 0; i < n; i++)
+		r->top_capacity[i + 1] = sat_add(r->top_capacity[i], caps[i]);
+}
+
+int inventory_min_affinity(const struct inventory_resource *r, int64_t want, int fallback)
+{
+	int k;
+
+	for (k = 1; k <= r->nonzero_numa; k++)
+		if (r->top_capacity[k] >= want)
+			return k;
+	return fallback;
+}
+
 static int64_t sat_add(int64_t a, int64_t b)
 {
 	if (b > 0 && a > INT64_MAX - b)
@@ -509,6 +541,7 @@ enum err inventory_node_new(const struct nrt_object *obj, struct inventory_node 
 			r->total_allocatable = sat_add(r->total_allocatable, r->allocatable[d]);
 			r->total_available = sat_add(r->total_available, r->available[d]);
 		}
+		summarize_capacity(r, n);
 		if (r->kind == RESOURCE_CPU)
 			node->cpu = i;
 		if (strcmp(r->name, "memory") == 0)
@@ -552,6 +585,8 @@ struct inventory_node *inventory_node_emptied(const struct inventory_node *node)
 		memcpy(dst->capacity, src->capacity, n * sizeof(int64_t));
 		memcpy(dst->allocatable, src->allocatable, n * sizeof(int64_t));
 		memcpy(dst->available, src->allocatable, n * sizeof(int64_t));
+		dst->top_capacity = xcalloc(n + 1, sizeof(int64_t));
+		memcpy(dst->top_capacity, src->top_capacity, (n + 1) * sizeof(int64_t));
 		dst->total_available = src->total_allocatable;
 	}
 	return copy;
@@ -569,6 +604,7 @@ void inventory_node_free(struct inventory_node *node)
 		free(node->resources[i].capacity);
 		free(node->resources[i].allocatable);
 		free(node->resources[i].available);
+		free(node->resources[i].top_capacity);
 	}
 	free(node->resources);
 	free(node->distance);

@@ -52,7 +52,17 @@ struct inventory_resource {
 	int64_t total_capacity;
 	int64_t total_allocatable;
 	int64_t total_available;
+	/* Capacity summary for "preferred" sizes: top_capacity[k] is the sum of
+	 * the k largest per-NUMA capacities (k = 0..n); nonzero_numa counts the
+	 * NUMA nodes with any capacity. */
+	int64_t *top_capacity;
+	int nonzero_numa;
 };
+
+/* The kubelet's minAffinitySize from capacity: the fewest NUMA nodes whose
+ * capacities reach want; `fallback` (the size of the provider's NUMA set) when
+ * none do. */
+int inventory_min_affinity(const struct inventory_resource *r, int64_t want, int fallback);
 
 struct inventory_node {
 	char *name;

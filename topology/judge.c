@@ -154,11 +154,18 @@ static void record(struct verdict *v, const struct sim *s, const char *name, str
 	c->numa_ids = h.nil ? 0 : bitmask_to_ids(h.mask, s->node->numa_ids);
 }
 
-static void ask_of_container(const struct container_demand *c, struct ask *a, char *who,
-			     size_t size)
+/* "container \"x\"" or "pod", for messages only (formatted on failure). */
+static void who_format(const char *container, char *buf, size_t size)
 {
-	snprintf(who, size, "container \"%s\"", c->name);
-	a->who = who;
+	if (container)
+		snprintf(buf, size, "container \"%s\"", container);
+	else
+		snprintf(buf, size, "pod");
+}
+
+static void ask_of_container(const struct container_demand *c, struct ask *a)
+{
+	a->container = c->name;
 	a->kind = c->kind;
 	a->cpus = c->cpus;
 	a->memory = c->memory;
@@ -224,15 +231,13 @@ static void fail_missing_type(struct verdict *v, const char *who, const char *ty
 static void judge_none(struct sim *s, struct verdict *v)
 {
 	struct topo_hint nil = { 0, true, false };
-	char who[96];
 	size_t i;
 
 	for (i = 0; i < s->pod->ncontainers; i++) {
 		const struct container_demand *c = &s->pod->containers[i];
 
-		snprintf(who, sizeof who, "container \"%s\"", c->name);
 		record(v, s, c->name, nil);
-		if (!allocate_container(s, c, who, nil)) {
+		if (!allocate_container(s, c, nil)) {
 			fail_allocation(v, s);
 			return;
 		}
@@ -267,11 +272,12 @@ static void judge_container_scope(struct sim *s, struct verdict *v, struct arena
 
 		arena_reset(scratch);
 		s->arena = scratch;
-		ask_of_container(c, &a, who, sizeof who);
+		ask_of_container(c, &a);
 		lists = arena_alloc(scratch, (c->ndevices + 2 + c->nmemory) * sizeof *lists);
 		nlists = providers_hints(s, &a, lists, &notes);
 		if (notes.memory_missing_type) {
 			record(v, s, c->name, (struct topo_hint){ 0, true, false });
+			who_format(c->name, who, sizeof who);
 			fail_missing_type(v, who, notes.missing);
 			return;
 		}
@@ -280,10 +286,11 @@ static void judge_container_scope(struct sim *s, struct verdict *v, struct arena
 		if (!admit) {
 			v->admit = false;
 			v->reason = REASON_TOPOLOGY_AFFINITY;
+			who_format(c->name, who, sizeof who);
 			explain_rejection(s, who, lists, nlists, best, v);
 			return;
 		}
-		if (!allocate_container(s, c, who, best)) {
+		if (!allocate_container(s, c, best)) {
 			fail_allocation(v, s);
 			return;
 		}
@@ -302,7 +309,7 @@ static void judge_pod_scope(struct sim *s, struct verdict *v, struct arena *scra
 	bool admit;
 
 	s->arena = scratch;
-	a.who = "pod";
+	a.container = NULL;
 	a.kind = CONTAINER_APP;
 	a.cpus = pod->pod_cpus;
 	a.memory = pod->pod_memory;
@@ -326,11 +333,8 @@ static void judge_pod_scope(struct sim *s, struct verdict *v, struct arena *scra
 		return;
 	}
 	for (i = 0; i < pod->ncontainers; i++) {
-		char who[96];
-
 		arena_reset(scratch);
-		snprintf(who, sizeof who, "container \"%s\"", pod->containers[i].name);
-		if (!allocate_container(s, &pod->containers[i], who, best)) {
+		if (!allocate_container(s, &pod->containers[i], best)) {
 			fail_allocation(v, s);
 			return;
 		}
@@ -343,7 +347,6 @@ static void judge_once(const struct inventory_node *node, const struct pod_deman
 {
 	struct arena state, scratch;
 	struct sim s;
-	int r;
 
 	v->admit = true;
 	v->reason = REASON_NONE;
@@ -370,14 +373,12 @@ static void judge_once(const struct inventory_node *node, const struct pod_deman
 	else
 		judge_container_scope(&s, v, &scratch);
 	if (v->admit) {
-		v->nusage = (size_t)node->nresources;
-		v->usage = xcalloc(v->nusage ? v->nusage : 1, sizeof *v->usage);
-		for (r = 0; r < node->nresources; r++) {
-			v->usage[r].resource = node->resources[r].name;
-			memcpy(v->usage[r].amount, sim_at(s.used, &s, r),
-			       (size_t)s.n * sizeof(int64_t));
-		}
-		snprintf(v->message, sizeof v->message, "admitted");
+		size_t cells = (size_t)node->nresources * (size_t)s.n;
+
+		v->usage_numa = s.n;
+		v->usage = xmalloc((cells ? cells : 1) * sizeof *v->usage);
+		memcpy(v->usage, s.used, cells * sizeof *v->usage);
+		memcpy(v->message, "admitted", sizeof "admitted");
 	}
 	arena_cleanup(&scratch);
 	arena_cleanup(&state);

@@ -28,12 +28,6 @@ struct verdict_container {
 	bool preferred;
 };
 
-/* Per resource of the node, per NUMA id, what this pod would take. */
-struct verdict_usage {
-	const char *resource;      /* borrowed from the node */
-	int64_t amount[INVENTORY_MAX_NUMA]; /* indexed by dense NUMA index */
-};
-
 struct verdict {
 	bool admit;
 	enum verdict_reason reason;
@@ -44,9 +38,17 @@ struct verdict {
 	char resources[160];       /* resources that could not be aligned, "a, b" */
 	struct verdict_container *containers;
 	size_t ncontainers;
-	struct verdict_usage *usage;
-	size_t nusage;
+	/* Admitted pods: what the pod would take, per node resource (index
+	 * as in inventory_node.resources) and dense NUMA index:
+	 * usage[resource * numa_count + numa]. NULL when rejected. */
+	int64_t *usage;
+	int usage_numa;
 };
+
+static inline int64_t verdict_usage(const struct verdict *v, int resource, int numa)
+{
+	return v->usage[(size_t)resource * (size_t)v->usage_numa + (size_t)numa];
+}
 
 /* Judges the pod on the node. Fills out (verdict_cleanup frees it). */
 void judge_node(const struct inventory_node *node, const struct pod_demand *pod,

@@ -96,30 +96,43 @@ static struct topo_hint merge_singletons(const struct merge_params *p,
 /* Superset-sum transform and its inverse over 2^n counts. */
 static void zeta(uint64_t *f, int n)
 {
-	uint64_t size = (uint64_t)1 << n, m;
+	uint64_t size = (uint64_t)1 << n, base, j;
 	int b;
 
+	/* Blocks of masks without bit b, each next to its twin with it:
+	 * no branch in the inner loop. */
 	for (b = 0; b < n; b++) {
 		uint64_t bit = (uint64_t)1 << b;
 
-		for (m = 0; m < size; m++)
-			if (!(m & bit))
-				f[m] += f[m | bit];
+		for (base = 0; base < size; base += 2 * bit)
+			for (j = base; j < base + bit; j++)
+				f[j] += f[j + bit];
 	}
 }
 
 static void moebius(uint64_t *f, int n)
 {
-	uint64_t size = (uint64_t)1 << n, m;
+	uint64_t size = (uint64_t)1 << n, base, j;
 	int b;
 
 	for (b = 0; b < n; b++) {
 		uint64_t bit = (uint64_t)1 << b;
 
-		for (m = 0; m < size; m++)
-			if (!(m & bit))
-				f[m] -= f[m | bit];
+		for (base = 0; base < size; base += 2 * bit)
+			for (j = base; j < base + bit; j++)
+				f[j] -= f[j + bit];
 	}
+}
+
+/* Distinct masks in a list, counting any nil hint once (it ANDs as all nodes). */
+static uint64_t list_size(const struct hint_list *l, int n)
+{
+	size_t words = maskset_words(n), w;
+	uint64_t count = (l->nil_pref || l->nil_nonpref) ? 1 : 0;
+
+	for (w = 0; w < words; w++)
+		count += (uint64_t)bitmask_count(l->all[w] | l->pref[w]);
+	return count ? count : 1;
 }
 
 static void list_indicator(const struct hint_list *l, int n, uint64_t *f)
@@ -161,7 +174,7 @@ static struct topo_hint merge_masksets(const struct merge_params *p,
 	uint64_t *cand, *offered, *acc, *cur;
 	bool all_nil = true, found = false;
 	bitmask_t best = 0;
-	int best_count = 0;
+	int best_count = 0, tuples_log2 = 0;
 
 	for (i = 0; i < nlists; i++)
 		if (hint_list_is_empty(&lists[i], n))
@@ -211,28 +224,49 @@ static struct topo_hint merge_masksets(const struct merge_params *p,
 	for (i = 0; i < nlists; i++) {
 		int narrowest = -1;
 
-		for (m = 0; m < size; m++) {
-			if ((maskset_has(lists[i].all, m) || maskset_has(lists[i].pref, m)) &&
-			    (narrowest < 0 || bitmask_count(m) < narrowest))
-				narrowest = bitmask_count(m);
+		for (w = 0; w < words; w++) {
+			uint64_t bits = lists[i].all[w] | lists[i].pref[w];
+
+			while (bits) {
+				m = w * 64 + (uint64_t)__builtin_ctzll(bits);
+				if (m < size && (narrowest < 0 || bitmask_count(m) < narrowest))
+					narrowest = bitmask_count(m);
+				bits &= bits - 1;
+			}
 		}
 		if (narrowest > best_count)
 			best_count = narrowest;
+		/* log2 of the number of tuples, to know whether exact counts
+		 * of the whole product fit in 64 bits. */
+		tuples_log2 += 64 - __builtin_clzll(list_size(&lists[i], n));
 	}
 	acc = arena_alloc(scratch, size * sizeof *acc);
 	cur = arena_alloc(scratch, size * sizeof *cur);
 	list_indicator(&lists[0], n, acc);
-	for (i = 1; i < nlists; i++) {
-		list_indicator(&lists[i], n, cur);
+	if (tuples_log2 < 63) {
+		/* One transform per list, one inverse: every count is below
+		 * 2^63, so the wrapping arithmetic is exact. */
 		zeta(acc, n);
-		zeta(cur, n);
-		for (m = 0; m < size; m++)
-			acc[m] *= cur[m];
+		for (i = 1; i < nlists; i++) {
+			list_indicator(&lists[i], n, cur);
+			zeta(cur, n);
+			for (m = 0; m < size; m++)
+				acc[m] *= cur[m];
+		}
 		moebius(acc, n);
-		/* Counts are exact (below 2^(2n)); keep only the support so the
-		 * next product stays small. */
-		for (m = 0; m < size; m++)
-			acc[m] = acc[m] != 0;
+	} else {
+		for (i = 1; i < nlists; i++) {
+			list_indicator(&lists[i], n, cur);
+			zeta(acc, n);
+			zeta(cur, n);
+			for (m = 0; m < size; m++)
+				acc[m] *= cur[m];
+			moebius(acc, n);
+			/* Counts are exact (below 2^(2n)); keep only the support
+			 * so the next product stays small. */
+			for (m = 0; m < size; m++)
+				acc[m] = acc[m] != 0;
+		}
 	}
 	for (m = 1; m < size; m++) {
 		if (!acc[m])

@@ -25,32 +25,6 @@ static int64_t *subset_sums(struct sim *s, const int64_t *v)
 	return sum;
 }
 
-/* Smallest number of NUMA nodes among `universe` whose capacities reach
- * `want`; the size of the universe when none do. */
-static int min_affinity(const int64_t *capacity, int n, bitmask_t universe, int64_t want)
-{
-	int64_t caps[INVENTORY_MAX_NUMA], total = 0;
-	int k = 0, i, j;
-
-	for (i = 0; i < n; i++)
-		if (bitmask_is_set(universe, i))
-			caps[k++] = capacity[i];
-	/* Largest first: the best subset of each size. */
-	for (i = 1; i < k; i++) {
-		int64_t c = caps[i];
-
-		for (j = i; j > 0 && caps[j - 1] < c; j--)
-			caps[j] = caps[j - 1];
-		caps[j] = c;
-	}
-	for (i = 0; i < k; i++) {
-		total += caps[i];
-		if (total >= want)
-			return i + 1;
-	}
-	return k;
-}
-
 static void list_init(struct sim *s, struct hint_list *l, const char *resource, int64_t amount,
 		      bool maskset)
 {
@@ -69,14 +43,14 @@ static void list_init(struct sim *s, struct hint_list *l, const char *resource, 
  * holding a reusable unit and its available plus all reusable units reach the
  * request; preferred when its size is the capacity minimum. */
 static void count_hints(struct sim *s, struct hint_list *l, int r, bitmask_t universe,
-			int64_t want)
+			int min_aff, int64_t want)
 {
 	const int64_t *avail = sim_at(s->avail, s, r);
 	const int64_t *reuse = sim_at(s->reuse, s, r);
 	int64_t reuse_total = 0;
 	bitmask_t reuse_nodes = 0;
 	bool any = false;
-	int i, min_aff;
+	int i;
 
 	for (i = 0; i < s->n; i++) {
 		if (reuse[i] > 0) {
@@ -84,7 +58,6 @@ static void count_hints(struct sim *s, struct hint_list *l, int r, bitmask_t uni
 			reuse_nodes |= (bitmask_t)1 << i;
 		}
 	}
-	min_aff = min_affinity(s->node->resources[r].capacity, s->n, universe, want);
 	l->min_affinity = min_aff;
 	if (l->all == NULL) {
 		if (min_aff != 1)
@@ -130,14 +103,18 @@ static bool cpu_hints(struct sim *s, const struct ask *a, struct hint_list *l)
 		if (node->resources[node->cpu].capacity[i] > 0)
 			universe |= (bitmask_t)1 << i;
 	list_init(s, l, "cpu", a->cpus, !singleton_mode(s));
-	count_hints(s, l, node->cpu, universe, a->cpus);
+	/* Only NUMA nodes with CPUs are candidates (and the fallback size). */
+	count_hints(s, l, node->cpu, universe,
+		    inventory_min_affinity(&node->resources[node->cpu], a->cpus,
+					   node->resources[node->cpu].nonzero_numa),
+		    a->cpus);
 	return true;
 }
 
 static bool device_hints(struct sim *s, const struct demand_amount *d, struct hint_list *l)
 {
 	const struct inventory_node *node = s->node;
-	int r = inventory_find(node, d->name);
+	int r = sim_resource(s, d->name);
 	const int64_t *avail, *reuse;
 	int64_t total = 0;
 	int i;
@@ -154,10 +131,11 @@ static bool device_hints(struct sim *s, const struct demand_amount *d, struct hi
 		total += avail[i] + reuse[i];
 	if (total < d->amount) {
 		l->nil_nonpref = true;
-		l->min_affinity = min_affinity(node->resources[r].capacity, s->n, s->full, d->amount);
+		l->min_affinity = inventory_min_affinity(&node->resources[r], d->amount, s->n);
 		return true;
 	}
-	count_hints(s, l, r, s->full, d->amount);
+	count_hints(s, l, r, s->full, inventory_min_affinity(&node->resources[r], d->amount, s->n),
+		    d->amount);
 	return true;
 }
 
@@ -182,7 +160,7 @@ size_t providers_memory_hints(struct sim *s, const struct demand_amount *memory,
 	int k = (int)(nmemory < 16 ? nmemory : 16);
 
 	for (t = 0; t < (size_t)k; t++) {
-		res[t] = inventory_find(node, memory[t].name);
+		res[t] = sim_resource(s, memory[t].name);
 		alloc_sum[t] = subset_sums(s, node->resources[res[t]].allocatable);
 		free_sum[t] = subset_sums(s, sim_at(s->avail, s, res[t]));
 	}
@@ -238,53 +216,42 @@ static size_t memory_hints(struct sim *s, const struct ask *a, struct hint_list 
 	size_t words = maskset_words(s->n), t, count;
 	uint64_t *all, *pref;
 	bitmask_t singles = 0;
-	int i, min_aff = 0;
+	int res[16], i, min_aff = 0;
 
 	if (s->pod->qos != QOS_GUARANTEED || !node->memory_static || !node->memory_listed ||
 	    !a->memory_whole || a->nmemory == 0 || a->nmemory > 16)
 		return 0;
 	for (t = 0; t < a->nmemory; t++) {
-		int r = inventory_find(node, a->memory[t].name);
-
-		if (r < 0 || !node->resources[r].listed_everywhere) {
+		res[t] = sim_resource(s, a->memory[t].name);
+		if (res[t] < 0 || !node->resources[res[t]].listed_everywhere) {
 			/* The kubelet dereferences the missing per-NUMA table. */
 			notes->memory_missing_type = true;
 			strncpy(notes->missing, a->memory[t].name, sizeof notes->missing - 1);
 			return 0;
 		}
 	}
-	all = arena_alloc(s->arena, words * sizeof *all);
-	pref = arena_alloc(s->arena, words * sizeof *pref);
 	if (singleton_mode(s)) {
 		/* Preferred singles exist only when one node's allocatable
 		 * suffices; the full scan is needed only to tell "no hint at all"
 		 * (no preference) from "only multi-NUMA hints" (rejected). */
-		for (i = 0; i < s->n; i++) {
+		for (i = 0; i < s->n && !min_aff; i++) {
 			bool fits = true;
 
-			for (t = 0; t < a->nmemory && fits; t++) {
-				int r = inventory_find(node, a->memory[t].name);
-
-				fits = node->resources[r].allocatable[i] >= a->memory[t].amount;
-			}
+			for (t = 0; t < a->nmemory && fits; t++)
+				fits = node->resources[res[t]].allocatable[i] >= a->memory[t].amount;
 			if (fits)
 				min_aff = 1;
 		}
-		if (min_aff == 1) {
-			for (i = 0; i < s->n; i++) {
-				bool ok = bitmask_count(s->group[i]) <= 1;
+		for (i = 0; i < s->n && min_aff == 1; i++) {
+			bool ok = bitmask_count(s->group[i]) <= 1;
 
-				for (t = 0; t < a->nmemory && ok; t++) {
-					int r = inventory_find(node, a->memory[t].name);
-
-					ok = node->resources[r].allocatable[i] >= a->memory[t].amount &&
-					     sim_at(s->avail, s, r)[i] +
-							     mem_reuse_get(s, (bitmask_t)1 << i, r) >=
-						     a->memory[t].amount;
-				}
-				if (ok)
-					singles |= (bitmask_t)1 << i;
-			}
+			for (t = 0; t < a->nmemory && ok; t++)
+				ok = node->resources[res[t]].allocatable[i] >= a->memory[t].amount &&
+				     sim_at(s->avail, s, res[t])[i] +
+						     mem_reuse_get(s, (bitmask_t)1 << i, res[t]) >=
+					     a->memory[t].amount;
+			if (ok)
+				singles |= (bitmask_t)1 << i;
 		}
 		if (singles == 0 && providers_memory_hints(s, a->memory, a->nmemory, NULL, NULL) == 0)
 			return 0;
@@ -297,16 +264,15 @@ static size_t memory_hints(struct sim *s, const struct ask *a, struct hint_list 
 		}
 		return a->nmemory;
 	}
+	all = arena_alloc(s->arena, words * sizeof *all);
+	pref = arena_alloc(s->arena, words * sizeof *pref);
 	count = providers_memory_hints(s, a->memory, a->nmemory, all, pref);
 	if (count == 0)
 		return 0;
-	for (i = 1; i <= s->n; i++) {
-		uint64_t m;
-
+	for (t = 0; t < words && !min_aff; t++) {
 		/* For messages: the preferred size. */
-		for (m = 1; m < ((uint64_t)1 << s->n) && !min_aff; m++)
-			if (maskset_has(pref, m))
-				min_aff = bitmask_count(m);
+		if (pref[t])
+			min_aff = bitmask_count(t * 64 + (uint64_t)__builtin_ctzll(pref[t]));
 	}
 	for (t = 0; t < a->nmemory; t++) {
 		memset(&out[t], 0, sizeof out[t]);

@@ -38,6 +38,11 @@ struct sim {
 	struct mem_reuse *mem_reuse;
 	size_t nmem_reuse;
 	size_t mem_reuse_cap;
+	/* Resource name -> node index, cached by the demand's name pointers
+	 * (the same few names are looked up for every provider call). */
+	const char *name_cache[16];
+	int index_cache[16];
+	int ncache;
 	/* Why Allocate failed, for the verdict message. */
 	char failure[256];
 	const char *failed_resource;
@@ -48,9 +53,25 @@ static inline int64_t *sim_at(int64_t *base, const struct sim *s, int r)
 	return base + (size_t)r * (size_t)s->n;
 }
 
+/* The node's index of a resource named by the pod demand, or -1. */
+static inline int sim_resource(struct sim *s, const char *name)
+{
+	int i, r;
+
+	for (i = 0; i < s->ncache; i++)
+		if (s->name_cache[i] == name)
+			return s->index_cache[i];
+	r = inventory_find(s->node, name);
+	if (s->ncache < 16) {
+		s->name_cache[s->ncache] = name;
+		s->index_cache[s->ncache++] = r;
+	}
+	return r;
+}
+
 /* What one container (or, in pod scope, the whole pod) asks for. */
 struct ask {
-	const char *who;              /* "container \"x\"" or "pod" */
+	const char *container;        /* its name, or NULL for the whole pod */
 	enum container_kind kind;
 	int64_t cpus;
 	const struct demand_amount *memory;
@@ -80,8 +101,8 @@ size_t providers_memory_hints(struct sim *s, const struct demand_amount *memory,
 			      size_t nmemory, uint64_t *all, uint64_t *pref);
 
 /* The providers' Allocate for one container with its stored hint, in kubelet
- * order: devices, CPUs, memory. False (and s->failure) when one fails. */
-bool allocate_container(struct sim *s, const struct container_demand *c, const char *who,
-			struct topo_hint hint);
+ * order: devices, CPUs, memory. False (and s->failure, naming the container)
+ * when one fails. */
+bool allocate_container(struct sim *s, const struct container_demand *c, struct topo_hint hint);
 
 #endif

@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (v.admit)
 				for (r = 0; r < node->nresources; r++)
 					for (d = 0; d < node->numa_count; d++)
-						if (v.usage[r].amount[d] > node->resources[r].available[d])
+						if (verdict_usage(&v, r, d) > node->resources[r].available[d])
 							abort();
 			if (!v.admit && v.message[0] == '\0')
 				abort();

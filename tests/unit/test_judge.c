@@ -167,7 +167,7 @@ static void check_invariants(const struct inventory_node *node, const struct ver
 	}
 	for (r = 0; r < node->nresources; r++)
 		for (d = 0; d < node->numa_count; d++)
-			assert_true(v->usage[r].amount[d] <= node->resources[r].available[d]);
+			assert_true(verdict_usage(v, r, d) <= node->resources[r].available[d]);
 }
 
 static bool same(const struct verdict *a, const struct verdict *b)
