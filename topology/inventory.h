@@ -90,9 +90,10 @@ struct inventory_node {
 	/* The same node with every pod gone (available := allocatable), built
 	 * with the snapshot; NULL on the emptied copy itself. */
 	struct inventory_node *emptied;
-	/* Tests and benchmarks only: generate hints over every NUMA subset even
-	 * under single-numa-node, where normally only single-node hints are
-	 * generated. Both must give identical verdicts. */
+	/* Tests and benchmarks only: generate hints over every NUMA subset in
+	 * one pass, skipping the shortcuts (single-node hints only under
+	 * single-numa-node; preferred hints first under the other policies).
+	 * Both must give identical verdicts. */
 	bool full_enumeration;
 };
 

@@ -255,9 +255,43 @@ static struct merge_params params_of(const struct sim *s)
 	return p;
 }
 
-static void judge_container_scope(struct sim *s, struct verdict *v, struct arena *scratch)
+/* Hints and merge for one ask. Under best-effort and restricted, phase 1
+ * generates only each provider's preferred hints (the subsets of its minimum
+ * size): when they merge to a preferred hint that is the answer, since a
+ * preferred hint beats every other. Only otherwise does phase 2 generate
+ * every subset for the full merge. */
+static struct topo_hint hints_and_merge(struct sim *s, const struct ask *a,
+					struct arena *scratch, struct hint_list **lists_out,
+					size_t *nlists, struct provider_notes *notes, bool *admit)
 {
 	struct merge_params p = params_of(s);
+	struct hint_list *lists = arena_alloc(scratch, (a->ndevices + 2 + a->nmemory) * sizeof *lists);
+	struct topo_hint best = { 0, true, false };
+
+	*lists_out = lists;
+	if (s->node->policy != TM_POLICY_SINGLE_NUMA_NODE && !s->node->full_enumeration) {
+		s->preferred_only = true;
+		*nlists = providers_hints(s, a, lists, notes);
+		s->preferred_only = false;
+		if (notes->memory_missing_type) {
+			*admit = false;
+			return best;
+		}
+		if (merge_preferred(&p, lists, *nlists, scratch, &best)) {
+			*admit = true;
+			return best;
+		}
+	}
+	*nlists = providers_hints(s, a, lists, notes);
+	if (notes->memory_missing_type) {
+		*admit = false;
+		return best;
+	}
+	return policy_merge(&p, lists, *nlists, scratch, admit);
+}
+
+static void judge_container_scope(struct sim *s, struct verdict *v, struct arena *scratch)
+{
 	size_t i;
 
 	for (i = 0; i < s->pod->ncontainers; i++) {
@@ -273,15 +307,13 @@ static void judge_container_scope(struct sim *s, struct verdict *v, struct arena
 		arena_reset(scratch);
 		s->arena = scratch;
 		ask_of_container(c, &a);
-		lists = arena_alloc(scratch, (c->ndevices + 2 + c->nmemory) * sizeof *lists);
-		nlists = providers_hints(s, &a, lists, &notes);
+		best = hints_and_merge(s, &a, scratch, &lists, &nlists, &notes, &admit);
 		if (notes.memory_missing_type) {
 			record(v, s, c->name, (struct topo_hint){ 0, true, false });
 			who_format(c->name, who, sizeof who);
 			fail_missing_type(v, who, notes.missing);
 			return;
 		}
-		best = policy_merge(&p, lists, nlists, scratch, &admit);
 		record(v, s, c->name, best);
 		if (!admit) {
 			v->admit = false;
@@ -300,7 +332,6 @@ static void judge_container_scope(struct sim *s, struct verdict *v, struct arena
 static void judge_pod_scope(struct sim *s, struct verdict *v, struct arena *scratch)
 {
 	const struct pod_demand *pod = s->pod;
-	struct merge_params p = params_of(s);
 	struct hint_list *lists;
 	struct provider_notes notes;
 	struct topo_hint best;
@@ -317,13 +348,11 @@ static void judge_pod_scope(struct sim *s, struct verdict *v, struct arena *scra
 	a.memory_whole = pod->pod_memory_whole;
 	a.devices = pod->pod_devices;
 	a.ndevices = pod->npod_devices;
-	lists = arena_alloc(scratch, (a.ndevices + 2 + a.nmemory) * sizeof *lists);
-	nlists = providers_hints(s, &a, lists, &notes);
+	best = hints_and_merge(s, &a, scratch, &lists, &nlists, &notes, &admit);
 	if (notes.memory_missing_type) {
 		fail_missing_type(v, "pod", notes.missing);
 		return;
 	}
-	best = policy_merge(&p, lists, nlists, scratch, &admit);
 	for (i = 0; i < pod->ncontainers; i++)
 		record(v, s, pod->containers[i].name, best);
 	if (!admit) {

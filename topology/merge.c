@@ -171,8 +171,8 @@ static struct topo_hint merge_masksets(const struct merge_params *p,
 	size_t words = maskset_words(n), w, i;
 	uint64_t size = (uint64_t)1 << n, m, full = bitmask_full(n);
 	struct topo_hint h = { full, false, false };
-	uint64_t *cand, *offered, *acc, *cur;
-	bool all_nil = true, found = false;
+	uint64_t *acc, *cur;
+	bool found = false;
 	bitmask_t best = 0;
 	int best_count = 0, tuples_log2 = 0;
 
@@ -180,44 +180,8 @@ static struct topo_hint merge_masksets(const struct merge_params *p,
 		if (hint_list_is_empty(&lists[i], n))
 			return h;
 
-	/* Preferred candidates. */
-	cand = arena_alloc(scratch, words * sizeof *cand);
-	offered = arena_alloc(scratch, words * sizeof *offered);
-	memset(cand, 0xff, words * sizeof *cand);
-	for (i = 0; i < nlists; i++) {
-		const struct hint_list *l = &lists[i];
-
-		for (w = 0; w < words; w++) {
-			if (!l->nil_pref)
-				cand[w] &= l->pref[w];
-			offered[w] |= l->pref[w];
-		}
-		if (!l->nil_pref)
-			all_nil = false;
-	}
-	for (w = 0; w < words; w++) {
-		uint64_t bits = cand[w] & offered[w];
-
-		if (w == 0)
-			bits &= ~(uint64_t)1; /* the empty mask is discarded */
-		while (bits) {
-			m = w * 64 + (uint64_t)__builtin_ctzll(bits);
-			if (m < size && (!found || fitter(p, m, best))) {
-				best = m;
-				found = true;
-			}
-			bits &= bits - 1;
-		}
-	}
-	if (all_nil && (!found || fitter(p, full, best))) {
-		best = full;
-		found = true;
-	}
-	if (found) {
-		h.mask = best;
-		h.preferred = true;
+	if (merge_preferred(p, lists, nlists, scratch, &h))
 		return h;
-	}
 
 	/* No preferred permutation: rank every achievable merged mask. B is the
 	 * largest, over lists, of the narrowest non-nil mask's size. */
@@ -279,6 +243,56 @@ static struct topo_hint merge_masksets(const struct merge_params *p,
 	if (found)
 		h.mask = best;
 	return h;
+}
+
+bool merge_preferred(const struct merge_params *p, const struct hint_list *lists, size_t nlists,
+		     struct arena *scratch, struct topo_hint *out)
+{
+	int n = p->n;
+	size_t words = maskset_words(n), w, i;
+	uint64_t size = (uint64_t)1 << n, m, full = bitmask_full(n);
+	uint64_t *cand, *offered;
+	bool all_nil = true, found = false;
+	bitmask_t best = 0;
+
+	cand = arena_alloc(scratch, words * sizeof *cand);
+	offered = arena_alloc(scratch, words * sizeof *offered);
+	memset(cand, 0xff, words * sizeof *cand);
+	for (i = 0; i < nlists; i++) {
+		const struct hint_list *l = &lists[i];
+
+		for (w = 0; w < words; w++) {
+			if (!l->nil_pref)
+				cand[w] &= l->pref[w];
+			offered[w] |= l->pref[w];
+		}
+		if (!l->nil_pref)
+			all_nil = false;
+	}
+	for (w = 0; w < words; w++) {
+		uint64_t bits = cand[w] & offered[w];
+
+		if (w == 0)
+			bits &= ~(uint64_t)1; /* the empty mask is discarded */
+		while (bits) {
+			m = w * 64 + (uint64_t)__builtin_ctzll(bits);
+			if (m < size && (!found || fitter(p, m, best))) {
+				best = m;
+				found = true;
+			}
+			bits &= bits - 1;
+		}
+	}
+	if (all_nil && (!found || fitter(p, full, best))) {
+		best = full;
+		found = true;
+	}
+	if (found) {
+		out->mask = best;
+		out->nil = false;
+		out->preferred = true;
+	}
+	return found;
 }
 
 struct topo_hint merge_best(const struct merge_params *p, const struct hint_list *lists,

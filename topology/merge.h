@@ -34,6 +34,12 @@ struct merge_params {
 struct topo_hint merge_best(const struct merge_params *p, const struct hint_list *lists,
 			    size_t nlists, struct arena *scratch);
 
+/* The preferred half of the merge alone: true and *best when some
+ * permutation merges to a preferred hint (then it is the merge's answer).
+ * Needs only each list's preferred masks and nil flags. Maskset lists. */
+bool merge_preferred(const struct merge_params *p, const struct hint_list *lists, size_t nlists,
+		     struct arena *scratch, struct topo_hint *best);
+
 /* The policy's Merge: single-numa-node filtering (maskset lists are reduced to
  * singleton form in place), the merge, single-numa-node's nil replacement, and
  * the admit decision (best-effort: always; restricted and single-numa-node:

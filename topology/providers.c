@@ -14,6 +14,23 @@ static bool singleton_mode(const struct sim *s)
 	return s->node->policy == TM_POLICY_SINGLE_NUMA_NODE && !s->node->full_enumeration;
 }
 
+/* The next mask with the same number of bits (Gosper's hack). */
+static inline uint64_t next_same_count(uint64_t m)
+{
+	uint64_t c = m & -m, r = m + c;
+
+	return (((r ^ m) >> 2) / c) | r;
+}
+
+static int64_t mask_sum(const int64_t *v, uint64_t m)
+{
+	int64_t sum = 0;
+
+	for (; m; m &= m - 1)
+		sum += v[__builtin_ctzll(m)];
+	return sum;
+}
+
 /* sum[m] = sum of v[i] over the bits i of m, for every m < 2^n. */
 static int64_t *subset_sums(struct sim *s, const int64_t *v)
 {
@@ -69,6 +86,23 @@ static void count_hints(struct sim *s, struct hint_list *l, int r, bitmask_t uni
 			    avail[i] + reuse_total >= want)
 				l->singles |= one;
 		}
+		return;
+	} else if (s->preferred_only) {
+		uint64_t size = (uint64_t)1 << s->n, m;
+
+		/* Phase 1 of the merge needs preferred hints only: the subsets of
+		 * exactly min_aff nodes. */
+		for (m = ((uint64_t)1 << min_aff) - 1; m < size; m = next_same_count(m)) {
+			if ((m & ~universe) || (reuse_nodes & ~m))
+				continue;
+			if (mask_sum(avail, m) + reuse_total < want)
+				continue;
+			maskset_add(l->all, m);
+			maskset_add(l->pref, m);
+			any = true;
+		}
+		/* Without a preferred hint the list blocks every preferred merge,
+		 * which is all phase 1 needs to know. */
 		return;
 	} else {
 		uint64_t size = (uint64_t)1 << s->n, m;
@@ -206,6 +240,60 @@ size_t providers_memory_hints(struct sim *s, const struct demand_amount *memory,
 	return count;
 }
 
+static bool memory_subset_ok(struct sim *s, const struct demand_amount *memory, size_t k,
+			     const int *res, uint64_t m, bool check_free)
+{
+	const struct inventory_node *node = s->node;
+	bool single = (m & (m - 1)) == 0;
+	bitmask_t rest;
+	size_t t;
+
+	for (t = 0; t < k; t++)
+		if (mask_sum(node->resources[res[t]].allocatable, m) < memory[t].amount)
+			return false;
+	if (!check_free)
+		return true;
+	if (single && bitmask_count(s->group[bitmask_lowest(m)]) > 1)
+		return false;
+	for (rest = single ? 0 : m; rest; rest &= rest - 1) {
+		int i = bitmask_lowest(rest);
+
+		if (s->assignments[i] > 0 &&
+		    (bitmask_count(s->group[i]) == 1 || s->group[i] != m))
+			return false;
+	}
+	for (t = 0; t < k; t++)
+		if (mask_sum(sim_at(s->avail, s, res[t]), m) + mem_reuse_get(s, m, res[t]) <
+		    memory[t].amount)
+			return false;
+	return true;
+}
+
+/* calculateHints restricted to its preferred hints: the smallest subset size
+ * whose allocatable covers every type, then the subsets of that size that
+ * pass the group and free-memory checks. Returns that size. */
+static int preferred_memory_hints(struct sim *s, const struct demand_amount *memory, size_t k,
+				  const int *res, uint64_t *pref)
+{
+	uint64_t size = (uint64_t)1 << s->n, m;
+	int c, min_aff = s->n;
+	bool found = false;
+
+	for (c = 1; c <= s->n && !found; c++) {
+		for (m = ((uint64_t)1 << c) - 1; m < size; m = next_same_count(m)) {
+			if (memory_subset_ok(s, memory, k, res, m, false)) {
+				min_aff = c;
+				found = true;
+				break;
+			}
+		}
+	}
+	for (m = ((uint64_t)1 << min_aff) - 1; m < size; m = next_same_count(m))
+		if (memory_subset_ok(s, memory, k, res, m, true))
+			maskset_add(pref, m);
+	return min_aff;
+}
+
 /* Memory provider: one identical list per requested type, or nothing at all
  * ("no preference") when the pod is not Guaranteed, the memory manager is off,
  * or no NUMA subset fits (calculateHints returns an empty map). */
@@ -266,7 +354,17 @@ static size_t memory_hints(struct sim *s, const struct ask *a, struct hint_list 
 	}
 	all = arena_alloc(s->arena, words * sizeof *all);
 	pref = arena_alloc(s->arena, words * sizeof *pref);
-	count = providers_memory_hints(s, a->memory, a->nmemory, all, pref);
+	if (s->preferred_only) {
+		/* Phase 1: only the preferred hints. With none, the provider
+		 * might still have non-preferred hints or none at all ("no
+		 * preference"); an empty list blocks phase 1 and phase 2 will
+		 * tell the two apart. */
+		min_aff = preferred_memory_hints(s, a->memory, a->nmemory, res, pref);
+		memcpy(all, pref, words * sizeof *all);
+		count = 1;
+	} else {
+		count = providers_memory_hints(s, a->memory, a->nmemory, all, pref);
+	}
 	if (count == 0)
 		return 0;
 	for (t = 0; t < words && !min_aff; t++) {

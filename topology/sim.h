@@ -30,6 +30,8 @@ struct sim {
 	int n;
 	bitmask_t full;
 	struct arena *arena;          /* per-judgement scratch */
+	/* Phase 1 of a merge: providers generate preferred hints only. */
+	bool preferred_only;
 	int64_t *avail;               /* [resource * n + numa]: free now */
 	int64_t *reuse;               /* [resource * n + numa]: reusable (cpu, devices) */
 	int64_t *used;                /* [resource * n + numa]: taken by this pod */
