@@ -76,6 +76,25 @@ enum err doc_parse_json(const char *buf, size_t len, const char *origin,
 enum err doc_parse_yaml(const char *buf, size_t len, const char *origin,
 			struct doc ***docs, size_t *ndocs, struct errmsg *msg);
 
+struct json_object;
+
+/* Converts a json-c value that the caller parsed (for instance the Pod member
+ * of a larger body), so the caller need not convert or re-parse the rest.
+ * Unlike doc_parse_json it cannot see the source text, hence:
+ *  - integer text is formatted from json-c's int64/uint64, so a literal out
+ *    of that range reads back clamped (100000000000000000000 as
+ *    "18446744073709551615") and "-0" as "0"; doubles keep their source text
+ *    ("1.50", "1e3"). Kubernetes sends quantities as strings, so this only
+ *    matters for hand-written input;
+ *  - duplicate keys were already merged by json-c (the last value wins, as in
+ *    Go) and keys holding \u0000 were cut at the NUL: callers that must refuse
+ *    those check the text themselves.
+ * o is only read (json-c's accessors are not const-correct); NULL stands for
+ * JSON null, as in json-c. ERR_INVALID ("nesting deeper than 64 levels", no
+ * origin or path) for a tree deeper than DOC_MAX_DEPTH. On error *out is NULL. */
+enum err doc_from_json(struct json_object *o, struct doc **out,
+		       struct errmsg *msg);
+
 /* Frees a tree; accepts NULL. */
 void doc_free(struct doc *d);
 /* Frees n trees and the array holding them; accepts NULL. */

@@ -13,11 +13,16 @@
  *  - keys holding \u0000, which json-c cuts at the NUL.
  * Without duplicates json-c's tree walked in order (objects keep insertion
  * order) meets the numbers in text order, so the n-th number node takes the
- * n-th number token; each pairing is still checked against json-c's value. */
+ * n-th number token; each pairing is still checked against json-c's value.
+ *
+ * doc_from_json converts a json-c value that someone else parsed (one member
+ * of a larger body) without that second scan, and so without its recoveries. */
 #include "doc.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +43,14 @@ struct scan {
 	size_t members;   /* members in json-c's tree */
 	bool out_of_step; /* a number token did not match json-c's value */
 	bool nul_key;     /* a key spells \u0000, which json-c cuts short */
+	/* doc_from_json: there is no source text, numbers come from json-c's
+	 * values. */
+	bool no_text;
+	/* Containers entered on the way to the current node; only a tree built
+	 * by someone else can exceed DOC_MAX_DEPTH, but the recursion must not
+	 * trust that. */
+	unsigned depth;
+	bool too_deep;
 };
 
 static bool is_token_char(char c)
@@ -116,12 +129,40 @@ static bool number_matches(struct json_object *jo, const char *text)
 	return strtoull(text, NULL, 10) == json_object_get_uint64(jo);
 }
 
+/* A number's text from json-c's value alone. The tokener keeps a double's
+ * source text as the object's userdata (json_object_new_double_s), which
+ * reads it without the side effect of json_object_get_string (that one
+ * writes a buffer into the object). Integers are formatted from the int64 or
+ * uint64 json-c holds, which it clamped if the literal did not fit. */
+static void number_from_value(struct json_object *jo, struct doc *d)
+{
+	char buf[40];
+	const char *text = buf;
+
+	if (json_object_is_type(jo, json_type_double)) {
+		text = json_object_get_userdata(jo);
+		if (text == NULL) /* NaN, Infinity or a double built in code */
+			snprintf(buf, sizeof buf, "%.17g", json_object_get_double(jo));
+	} else if (json_object_get_int64(jo) < 0) {
+		snprintf(buf, sizeof buf, "%" PRId64, json_object_get_int64(jo));
+	} else {
+		snprintf(buf, sizeof buf, "%" PRIu64, json_object_get_uint64(jo));
+	}
+	doc_set_text(d, text, strlen(text));
+}
+
 static struct doc *convert(struct json_object *jo, const char *buf,
 			   struct scan *s)
 {
 	struct doc *d;
 	size_t i, n;
 
+	if (s->depth >= DOC_MAX_DEPTH &&
+	    (json_object_is_type(jo, json_type_array) ||
+	     json_object_is_type(jo, json_type_object))) {
+		s->too_deep = true;
+		return doc_new(DOC_NULL, 0, 0);
+	}
 	switch (json_object_get_type(jo)) {
 	case json_type_null:
 		d = doc_new(DOC_NULL, 0, 0);
@@ -137,7 +178,9 @@ static struct doc *convert(struct json_object *jo, const char *buf,
 	case json_type_double:
 	case json_type_int:
 		d = doc_new(DOC_NUMBER, 0, 0);
-		if (s->next < s->nnumbers) {
+		if (s->no_text) {
+			number_from_value(jo, d);
+		} else if (s->next < s->nnumbers) {
 			const struct span *sp = &s->numbers[s->next++];
 
 			doc_set_text(d, buf + sp->off, sp->len);
@@ -157,17 +200,20 @@ static struct doc *convert(struct json_object *jo, const char *buf,
 		d = doc_new(DOC_ARRAY, 0, 0);
 		n = json_object_array_length(jo);
 		d->children = xcalloc(n, sizeof *d->children);
+		s->depth++;
 		for (i = 0; i < n; i++) {
 			d->children[i].value = convert(
 				json_object_array_get_idx(jo, i), buf, s);
 			d->nchildren++;
 		}
+		s->depth--;
 		return d;
 	case json_type_object: {
 		d = doc_new(DOC_OBJECT, 0, 0);
 		n = (size_t)json_object_object_length(jo);
 		d->children = xcalloc(n, sizeof *d->children);
 		i = 0;
+		s->depth++;
 		json_object_object_foreach(jo, key, val) {
 			if (i == n)
 				break;
@@ -175,6 +221,7 @@ static struct doc *convert(struct json_object *jo, const char *buf,
 			d->children[i].value = convert(val, buf, s);
 			d->nchildren = ++i;
 		}
+		s->depth--;
 		s->members += n;
 		return d;
 	}
@@ -249,4 +296,20 @@ out:
 	json_object_put(root);
 	json_tokener_free(tok);
 	return rc;
+}
+
+enum err doc_from_json(struct json_object *o, struct doc **out,
+		       struct errmsg *msg)
+{
+	struct scan s = { 0 };
+
+	s.no_text = true;
+	*out = convert(o, NULL, &s);
+	if (s.too_deep) {
+		doc_free(*out);
+		*out = NULL;
+		errmsg_set(msg, "nesting deeper than %d levels", DOC_MAX_DEPTH);
+		return ERR_INVALID;
+	}
+	return ERR_OK;
 }

@@ -7,7 +7,8 @@ passed=0
 failed=0
 for bin in "$@"; do
 	out=$(mktemp)
-	"./$bin" >"$out" 2>&1
+	# A hung binary must not hang the suite: ten minutes each at most.
+	timeout 600 "./$bin" >"$out" 2>&1 </dev/null
 	rc=$?
 	cat "$out"
 	p=$(sed -n 's/^\[  PASSED  \] \([0-9][0-9]*\) test(s)\./\1/p' "$out" | awk '{s+=$1} END {print s+0}')

@@ -25,6 +25,35 @@ const char *verdict_reason_name(enum verdict_reason r)
 	return "";
 }
 
+void verdict_summary(const struct verdict *v, char *buf, size_t size)
+{
+	const char *res = v->resources[0] ? v->resources : "resources";
+
+	if (size == 0)
+		return;
+	switch (v->admit ? REASON_NONE : v->reason) {
+	case REASON_NONE:
+		buf[0] = '\0';
+		break;
+	case REASON_TOPOLOGY_AFFINITY:
+		if (v->policy == TM_POLICY_SINGLE_NUMA_NODE)
+			snprintf(buf, size, "NUMA: cannot align %s on one NUMA node (single-numa-node)",
+				 res);
+		else
+			snprintf(buf, size, "NUMA: cannot align %s on a preferred NUMA set (%s)", res,
+				 tm_policy_name(v->policy));
+		break;
+	case REASON_UNEXPECTED_ADMISSION:
+		snprintf(buf, size, "NUMA: the kubelet would fail to allocate %s (UnexpectedAdmissionError)",
+			 res);
+		break;
+	case REASON_CONFIG:
+		snprintf(buf, size,
+			 "NUMA: the kubelet's Topology Manager configuration on this node is invalid (TopologyManagerConfigError)");
+		break;
+	}
+}
+
 void verdict_cleanup(struct verdict *v)
 {
 	if (v == NULL)

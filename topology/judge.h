@@ -56,6 +56,13 @@ void judge_node(const struct inventory_node *node, const struct pod_demand *pod,
 
 void verdict_cleanup(struct verdict *v);
 
+/* The short reason for a rejection, identical for identical causes (no
+ * node-specific numbers), as kube-scheduler aggregates them in `kubectl
+ * describe pod`: "NUMA: cannot align cpu, nvidia.com/gpu on one NUMA node
+ * (single-numa-node)". The single place every output (HTTP reply, log,
+ * metrics, decision log) takes it from. "" for an admitted verdict. */
+void verdict_summary(const struct verdict *v, char *buf, size_t size);
+
 /* "TopologyAffinityError", ... ; "" for REASON_NONE. */
 const char *verdict_reason_name(enum verdict_reason r);
 

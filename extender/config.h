@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The service configuration: a YAML file (libyaml) decoded into a struct with
+ * defaults, validated field by field. Unknown keys, duplicate keys, wrong
+ * types and out-of-range values are errors that name file:line:column. The
+ * only place that knows YAML for configuration; config/example.yaml
+ * documents every key. */
+#ifndef EXTENDER_CONFIG_H
+#define EXTENDER_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "topology/err.h"
+#include "topology/score.h"
+
+enum config_source {
+	CONFIG_SOURCE_FILES,       /* a directory of NRT files */
+	CONFIG_SOURCE_KUBERNETES,  /* list+watch NodeResourceTopology objects */
+};
+
+enum config_missing {
+	CONFIG_MISSING_ALLOW,      /* nodes without an inventory pass, score 0 */
+	CONFIG_MISSING_DENY,       /* ... are rejected (FailedNodes) */
+};
+
+enum config_on_stale {
+	CONFIG_STALE_FAIL_CLOSED,  /* filter answers Error: the scheduler retries */
+	CONFIG_STALE_FAIL_OPEN,    /* judge on the last known data, say so */
+};
+
+enum config_log_level {
+	CONFIG_LOG_ERROR,
+	CONFIG_LOG_WARN,
+	CONFIG_LOG_INFO,
+	CONFIG_LOG_DEBUG,
+};
+
+struct config {
+	/* Where the extender listens ("HOST:PORT"; IPv6 as "[::1]:8888"). */
+	char *listen;                  /* default "127.0.0.1:8888" */
+	/* A second listener for /metrics, /healthz, /readyz; NULL: main one. */
+	char *metrics_listen;
+	/* Routes are <urlPrefix>/filter and <urlPrefix>/prioritize. */
+	char *url_prefix;              /* default "" (so "/filter"); no trailing slash */
+
+	/* TLS on the main listener: both files or neither. With client_ca_file,
+	 * clients must present a certificate signed by it (mTLS), optionally
+	 * with a CN or DNS SAN in client_names. */
+	char *tls_cert_file;
+	char *tls_key_file;
+	char *tls_client_ca_file;
+	char **tls_client_names;
+	size_t ntls_client_names;
+
+	enum config_source inventory_source;   /* default files */
+	char *inventory_dir;                   /* files: default "config/examples" */
+	int64_t inventory_poll_ms;             /* files: rescan period, default 500 */
+	char *kubeconfig;                      /* kubernetes: NULL = in-cluster */
+	int64_t stale_after_ms;                /* kubernetes: default 300000 */
+	enum config_on_stale on_stale;         /* kubernetes: default fail closed */
+
+	enum config_missing missing_inventory; /* default allow */
+	struct score_config scoring;           /* default LeastAllocated, no weights */
+
+	int64_t max_body_bytes;        /* default 8 MiB; 1 KiB .. 1 GiB */
+	int64_t max_connections;       /* default 256 */
+	int64_t idle_timeout_ms;       /* keep-alive idle; default 120 s; must be > 90 s */
+	int64_t threads;               /* request threads, default 2; 1 .. 64 */
+	enum config_log_level log_level; /* default info */
+};
+
+/* Fills every field with its default. */
+void config_init(struct config *c);
+/* Frees what c owns and zeroes it. */
+void config_cleanup(struct config *c);
+
+/* Loads path over the defaults. On error *out is left untouched and msg reads
+ * "path:LINE:COL: problem" (e.g. `extender.yaml:12:3: unknown key "threds"`). */
+enum err config_load_file(const char *path, struct config *out, struct errmsg *msg);
+/* The same from memory; origin names the source in messages. */
+enum err config_load_buffer(const char *buf, size_t len, const char *origin,
+			    struct config *out, struct errmsg *msg);
+
+/* Splits "HOST:PORT" / "[V6]:PORT"; ERR_INVALID when malformed. host is a
+ * new string. */
+enum err config_split_hostport(const char *text, char **host, int *port, struct errmsg *msg);
+
+const char *config_log_level_name(enum config_log_level l);
+
+#endif

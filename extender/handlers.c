@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* filter and prioritize: the one judge over the candidate nodes. */
+#include "extender/handlers.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "extender/log.h"
+#include "extender/metrics.h"
+#include "extender/wire.h"
+#include "extender/xalloc.h"
+#include "topology/demand.h"
+#include "topology/judge.h"
+#include "topology/score.h"
+
+#define NO_INVENTORY_REASON "NUMA: no NodeResourceTopology inventory for this node"
+
+void reply_text(struct reply *out, int status, const char *text)
+{
+	size_t len = strlen(text);
+
+	out->status = status;
+	out->content_type = "text/plain; charset=utf-8";
+	out->body = xmalloc(len + 2);
+	memcpy(out->body, text, len);
+	out->body[len] = '\n';
+	out->body[len + 1] = '\0';
+	out->len = len + 1;
+}
+
+static void reply_json(struct reply *out, char *body, size_t len)
+{
+	out->status = 200;
+	out->content_type = "application/json";
+	out->body = body;
+	out->len = len;
+}
+
+/* Reasons are identical for identical causes, so a request needs only a few
+ * distinct strings: keep each once. */
+struct reasons {
+	char **texts;
+	size_t n;
+};
+
+static const char *intern(struct reasons *r, const char *text)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (strcmp(r->texts[i], text) == 0)
+			return r->texts[i];
+	r->texts = xreallocarray(r->texts, r->n + 1, sizeof *r->texts);
+	r->texts[r->n] = xstrdup(text);
+	return r->texts[r->n++];
+}
+
+static void reasons_free(struct reasons *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		free(r->texts[i]);
+	free(r->texts);
+}
+
+/* Decodes the body and the pod's demand; on failure fills out (as filter or
+ * prioritize want) and returns false. */
+static bool decode(const char *body, size_t len, bool filter, struct wire_args *args,
+		   struct pod_demand **demand, struct reply *out)
+{
+	struct errmsg msg;
+	enum err rc;
+
+	memset(args, 0, sizeof *args);
+	rc = wire_decode_args(body, len, args, &msg);
+	if (rc == ERR_OK)
+		rc = pod_demand_new(&args->pod, demand, &msg);
+	if (rc == ERR_OK)
+		return true;
+	log_warn("bad extender request", "verb=%s error=\"%s\"", filter ? "filter" : "prioritize",
+		 msg.text);
+	if (rc == ERR_PARSE || !filter) {
+		char text[600];
+
+		snprintf(text, sizeof text, "%s: %s", rc == ERR_PARSE ? "invalid JSON" : "invalid request",
+			 msg.text);
+		reply_text(out, 400, text);
+	} else {
+		size_t n = 0;
+		char *json = wire_encode_filter_error(msg.text, &n);
+
+		reply_json(out, json, n);
+	}
+	wire_args_cleanup(args);
+	return false;
+}
+
+void handle_filter(const struct handler_ctx *h, const char *body, size_t len, struct reply *out)
+{
+	struct pod_demand *demand = NULL;
+	struct store_set *set;
+	struct settings *settings;
+	struct reasons reasons = { NULL, 0 };
+	enum wire_outcome *outcome;
+	const char **why;
+	struct wire_args args;
+	uint64_t counts[METRICS_NOUTCOMES] = { 0 };
+	size_t i, n = 0;
+	char *json;
+
+	if (!decode(body, len, true, &args, &demand, out))
+		return;
+	set = store_acquire(h->store);
+	settings = settings_acquire(h->settings);
+	outcome = xcalloc(args.nnames + 1, sizeof *outcome);
+	why = xcalloc(args.nnames + 1, sizeof *why);
+	for (i = 0; i < args.nnames; i++) {
+		const struct store_node *sn = store_get(set, args.names[i]);
+		struct verdict v;
+		char summary[300];
+
+		if (sn == NULL) {
+			counts[METRICS_NO_INVENTORY]++;
+			if (settings->missing_inventory == CONFIG_MISSING_ALLOW) {
+				outcome[i] = WIRE_PASS;
+			} else {
+				/* Preemption cannot publish an inventory. */
+				outcome[i] = WIRE_UNRESOLVABLE;
+				why[i] = NO_INVENTORY_REASON;
+				metrics_rejection("NoInventory");
+			}
+			continue;
+		}
+		judge_node(sn->inventory, demand, &v);
+		if (v.admit) {
+			outcome[i] = WIRE_PASS;
+			counts[METRICS_PASS]++;
+		} else {
+			outcome[i] = v.unresolvable ? WIRE_UNRESOLVABLE : WIRE_FAILED;
+			counts[v.unresolvable ? METRICS_UNRESOLVABLE : METRICS_FAILED]++;
+			verdict_summary(&v, summary, sizeof summary);
+			why[i] = intern(&reasons, summary);
+			metrics_rejection(verdict_reason_name(v.reason));
+			if (log_enabled(CONFIG_LOG_DEBUG))
+				log_debug("node rejected", "pod=%s/%s node=%s reason=%s detail=\"%s\"",
+					  args.pod.namespace_, args.pod.name, args.names[i],
+					  verdict_reason_name(v.reason), v.message);
+		}
+		verdict_cleanup(&v);
+	}
+	json = wire_encode_filter(&args, outcome, why, &n);
+	reply_json(out, json, n);
+	for (i = 0; i < METRICS_NOUTCOMES; i++)
+		if (counts[i])
+			metrics_nodes(METRICS_FILTER, (enum metrics_outcome)i, counts[i]);
+	log_debug("filter", "pod=%s/%s nodes=%zu pass=%llu failed=%llu unresolvable=%llu no_inventory=%llu",
+		  args.pod.namespace_, args.pod.name, args.nnames,
+		  (unsigned long long)counts[METRICS_PASS], (unsigned long long)counts[METRICS_FAILED],
+		  (unsigned long long)counts[METRICS_UNRESOLVABLE],
+		  (unsigned long long)counts[METRICS_NO_INVENTORY]);
+	free(outcome);
+	free(why);
+	reasons_free(&reasons);
+	settings_unref(settings);
+	store_release(set);
+	pod_demand_free(demand);
+	wire_args_cleanup(&args);
+}
+
+void handle_prioritize(const struct handler_ctx *h, const char *body, size_t len,
+		       struct reply *out)
+{
+	struct pod_demand *demand = NULL;
+	struct store_set *set;
+	struct settings *settings;
+	struct wire_args args;
+	int64_t *scores;
+	size_t i, n = 0;
+	char *json;
+
+	if (!decode(body, len, false, &args, &demand, out))
+		return;
+	set = store_acquire(h->store);
+	settings = settings_acquire(h->settings);
+	scores = xcalloc(args.nnames + 1, sizeof *scores);
+	for (i = 0; i < args.nnames; i++) {
+		const struct store_node *sn = store_get(set, args.names[i]);
+		struct verdict v;
+
+		if (sn == NULL) {
+			metrics_nodes(METRICS_PRIORITIZE, METRICS_NO_INVENTORY, 1);
+			continue; /* no inventory: 0 */
+		}
+		judge_node(sn->inventory, demand, &v);
+		scores[i] = score_node(&settings->scoring, sn->inventory, &v, NULL);
+		metrics_nodes(METRICS_PRIORITIZE, v.admit ? METRICS_PASS
+							  : v.unresolvable ? METRICS_UNRESOLVABLE
+									   : METRICS_FAILED, 1);
+		verdict_cleanup(&v);
+	}
+	json = wire_encode_prioritize(&args, scores, &n);
+	reply_json(out, json, n);
+	free(scores);
+	settings_unref(settings);
+	store_release(set);
+	pod_demand_free(demand);
+	wire_args_cleanup(&args);
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The extender verbs, decode -> judge -> encode, independent of HTTP:
+ * each takes a request body and produces a status, a content type and a body.
+ * Per request: one store set and one settings value, taken once, so every
+ * node of a request is judged against the same inventory and config. */
+#ifndef EXTENDER_HANDLERS_H
+#define EXTENDER_HANDLERS_H
+
+#include <stddef.h>
+
+#include "extender/settings.h"
+#include "extender/store.h"
+
+struct handler_ctx {
+	struct store *store;
+	struct settings_holder *settings;
+};
+
+struct reply {
+	int status;
+	const char *content_type;
+	char *body;                 /* malloc'd; the server frees it */
+	size_t len;
+};
+
+/* POST filter: ExtenderArgs -> ExtenderFilterResult. Malformed JSON: 400;
+ * anything else wrong: 200 with Error (kube-scheduler ignores non-200 bodies
+ * and would only report the code). */
+void handle_filter(const struct handler_ctx *h, const char *body, size_t len, struct reply *out);
+/* POST prioritize: ExtenderArgs -> HostPriorityList (scores 0..10). Any
+ * error is a 400 (the list has no error field; kube-scheduler ignores
+ * prioritize failures). */
+void handle_prioritize(const struct handler_ctx *h, const char *body, size_t len,
+		       struct reply *out);
+
+/* A plain-text reply (status, "text/plain; charset=utf-8", text + "\n"). */
+void reply_text(struct reply *out, int status, const char *text);
+
+#endif

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Leveled logging to stderr, one line per event in logfmt:
+ *   time=2026-11-29T15:50:01.123Z level=info msg="inventory loaded" nodes=7
+ * Thread-safe (one write per line). The level can change at run time. */
+#ifndef EXTENDER_LOG_H
+#define EXTENDER_LOG_H
+
+#include "extender/config.h"
+
+void log_set_level(enum config_log_level level);
+enum config_log_level log_get_level(void);
+int log_enabled(enum config_log_level level);
+
+/* msg is quoted; fmt, if not NULL, appends key=value pairs (the caller
+ * quotes values that may hold spaces, with log_quote). */
+void log_event(enum config_log_level level, const char *msg, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Writes s as a logfmt quoted value into buf ("..." with \" and \\ escaped,
+ * control bytes as \xNN); returns buf. */
+const char *log_quote(const char *s, char *buf, unsigned long size);
+
+#define log_error(msg, ...) log_event(CONFIG_LOG_ERROR, msg, __VA_ARGS__)
+#define log_warn(msg, ...) log_event(CONFIG_LOG_WARN, msg, __VA_ARGS__)
+#define log_info(msg, ...) log_event(CONFIG_LOG_INFO, msg, __VA_ARGS__)
+#define log_debug(msg, ...) log_event(CONFIG_LOG_DEBUG, msg, __VA_ARGS__)
+
+#endif

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Fixed metric set with atomic counters; rendering takes no lock, so a
+ * scrape may see counters from slightly different instants (as any
+ * Prometheus client library allows). */
+#include "extender/metrics.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "extender/xalloc.h"
+
+static const char *const verb_names[METRICS_NVERBS] = { "filter", "prioritize", "other" };
+static const char *const outcome_names[METRICS_NOUTCOMES] = { "pass", "failed", "unresolvable",
+							      "no_inventory" };
+static const int codes[] = { 200, 400, 403, 404, 405, 413, 500, 503 };
+#define NCODES (sizeof codes / sizeof codes[0])
+static const char *const reasons[] = { "TopologyAffinityError", "UnexpectedAdmissionError",
+				       "TopologyManagerConfigError", "NoInventory" };
+#define NREASONS (sizeof reasons / sizeof reasons[0])
+/* Seconds; extender budgets are sub-millisecond to a few ms. */
+static const double buckets[] = { 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
+				  0.01,   0.025,   0.05,   0.1,   0.25,   1.0 };
+#define NBUCKETS (sizeof buckets / sizeof buckets[0])
+
+static _Atomic uint64_t requests[METRICS_NVERBS][NCODES + 1];
+static _Atomic uint64_t hist[METRICS_NVERBS][NBUCKETS + 1];
+static _Atomic uint64_t hist_sum_ns[METRICS_NVERBS];
+static _Atomic uint64_t nodes[METRICS_NVERBS][METRICS_NOUTCOMES];
+static _Atomic uint64_t rejections[NREASONS];
+static _Atomic uint64_t inventory_nodes, inventory_generation, inventory_errors, inventory_reloads;
+static _Atomic uint64_t config_reloads_ok, config_reloads_err;
+
+void metrics_request(enum metrics_verb verb, int http_status, double seconds)
+{
+	size_t i, c = NCODES;
+
+	for (i = 0; i < NCODES; i++)
+		if (codes[i] == http_status)
+			c = i;
+	atomic_fetch_add(&requests[verb][c], 1);
+	for (i = 0; i < NBUCKETS && seconds > buckets[i]; i++)
+		;
+	atomic_fetch_add(&hist[verb][i], 1);
+	atomic_fetch_add(&hist_sum_ns[verb], (uint64_t)(seconds * 1e9));
+}
+
+void metrics_nodes(enum metrics_verb verb, enum metrics_outcome outcome, uint64_t count)
+{
+	atomic_fetch_add(&nodes[verb][outcome], count);
+}
+
+void metrics_rejection(const char *reason)
+{
+	size_t i;
+
+	for (i = 0; i < NREASONS; i++)
+		if (strcmp(reasons[i], reason) == 0)
+			atomic_fetch_add(&rejections[i], 1);
+}
+
+void metrics_inventory(uint64_t n, uint64_t generation)
+{
+	atomic_store(&inventory_nodes, n);
+	atomic_store(&inventory_generation, generation);
+}
+
+void metrics_inventory_error(void)
+{
+	atomic_fetch_add(&inventory_errors, 1);
+}
+
+void metrics_inventory_reload(void)
+{
+	atomic_fetch_add(&inventory_reloads, 1);
+}
+
+void metrics_config_reload(int ok)
+{
+	atomic_fetch_add(ok ? &config_reloads_ok : &config_reloads_err, 1);
+}
+
+struct buf {
+	char *p;
+	size_t len, cap;
+};
+
+static void put(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void put(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+		if (n >= 0 && (size_t)n < b->cap - b->len) {
+			b->len += (size_t)n;
+			return;
+		}
+		b->cap *= 2;
+		b->p = xrealloc(b->p, b->cap);
+	}
+}
+
+char *metrics_render(size_t *len)
+{
+	struct buf b = { xmalloc(8192), 0, 8192 };
+	size_t v, i;
+
+	put(&b, "# HELP numa_extender_requests_total HTTP requests by verb and status code.\n"
+		"# TYPE numa_extender_requests_total counter\n");
+	for (v = 0; v < METRICS_NVERBS; v++)
+		for (i = 0; i <= NCODES; i++) {
+			uint64_t n = atomic_load(&requests[v][i]);
+			char code[16];
+
+			if (!n && !(i == 0 && v < METRICS_OTHER))
+				continue;
+			if (i < NCODES)
+				snprintf(code, sizeof code, "%d", codes[i]);
+			else
+				snprintf(code, sizeof code, "other");
+			put(&b, "numa_extender_requests_total{verb=\"%s\",code=\"%s\"} %llu\n",
+			    verb_names[v], code, (unsigned long long)n);
+		}
+	put(&b, "# HELP numa_extender_request_duration_seconds Time from the request's last body "
+		"byte to its reply, by verb.\n"
+		"# TYPE numa_extender_request_duration_seconds histogram\n");
+	for (v = 0; v < METRICS_NVERBS; v++) {
+		uint64_t cum = 0;
+
+		for (i = 0; i <= NBUCKETS; i++) {
+			cum += atomic_load(&hist[v][i]);
+			if (i < NBUCKETS)
+				put(&b, "numa_extender_request_duration_seconds_bucket{verb=\"%s\",le=\"%g\"} %llu\n",
+				    verb_names[v], buckets[i], (unsigned long long)cum);
+			else
+				put(&b, "numa_extender_request_duration_seconds_bucket{verb=\"%s\",le=\"+Inf\"} %llu\n",
+				    verb_names[v], (unsigned long long)cum);
+		}
+		put(&b, "numa_extender_request_duration_seconds_sum{verb=\"%s\"} %.9f\n",
+		    verb_names[v], (double)atomic_load(&hist_sum_ns[v]) / 1e9);
+		put(&b, "numa_extender_request_duration_seconds_count{verb=\"%s\"} %llu\n",
+		    verb_names[v], (unsigned long long)cum);
+	}
+	put(&b, "# HELP numa_extender_nodes_total Candidate nodes judged, by verb and outcome.\n"
+		"# TYPE numa_extender_nodes_total counter\n");
+	for (v = 0; v < METRICS_OTHER; v++)
+		for (i = 0; i < METRICS_NOUTCOMES; i++)
+			put(&b, "numa_extender_nodes_total{verb=\"%s\",outcome=\"%s\"} %llu\n",
+			    verb_names[v], outcome_names[i], (unsigned long long)atomic_load(&nodes[v][i]));
+	put(&b, "# HELP numa_extender_rejections_total Nodes rejected by filter, by kubelet reason.\n"
+		"# TYPE numa_extender_rejections_total counter\n");
+	for (i = 0; i < NREASONS; i++)
+		put(&b, "numa_extender_rejections_total{reason=\"%s\"} %llu\n", reasons[i],
+		    (unsigned long long)atomic_load(&rejections[i]));
+	put(&b, "# HELP numa_extender_inventory_nodes Nodes with an inventory.\n"
+		"# TYPE numa_extender_inventory_nodes gauge\n"
+		"numa_extender_inventory_nodes %llu\n"
+		"# HELP numa_extender_inventory_generation Inventory publishes since start.\n"
+		"# TYPE numa_extender_inventory_generation gauge\n"
+		"numa_extender_inventory_generation %llu\n"
+		"# HELP numa_extender_inventory_load_errors_total Inventory objects or files that could not be loaded.\n"
+		"# TYPE numa_extender_inventory_load_errors_total counter\n"
+		"numa_extender_inventory_load_errors_total %llu\n"
+		"# HELP numa_extender_inventory_reloads_total Inventory changes applied.\n"
+		"# TYPE numa_extender_inventory_reloads_total counter\n"
+		"numa_extender_inventory_reloads_total %llu\n"
+		"# HELP numa_extender_config_reloads_total Configuration reloads (SIGHUP) by result.\n"
+		"# TYPE numa_extender_config_reloads_total counter\n"
+		"numa_extender_config_reloads_total{result=\"ok\"} %llu\n"
+		"numa_extender_config_reloads_total{result=\"error\"} %llu\n",
+	    (unsigned long long)atomic_load(&inventory_nodes),
+	    (unsigned long long)atomic_load(&inventory_generation),
+	    (unsigned long long)atomic_load(&inventory_errors),
+	    (unsigned long long)atomic_load(&inventory_reloads),
+	    (unsigned long long)atomic_load(&config_reloads_ok),
+	    (unsigned long long)atomic_load(&config_reloads_err));
+	*len = b.len;
+	return b.p;
+}
+
+void metrics_reset(void)
+{
+	size_t v, i;
+
+	for (v = 0; v < METRICS_NVERBS; v++) {
+		for (i = 0; i <= NCODES; i++)
+			atomic_store(&requests[v][i], 0);
+		for (i = 0; i <= NBUCKETS; i++)
+			atomic_store(&hist[v][i], 0);
+		atomic_store(&hist_sum_ns[v], 0);
+		for (i = 0; i < METRICS_NOUTCOMES; i++)
+			atomic_store(&nodes[v][i], 0);
+	}
+	for (i = 0; i < NREASONS; i++)
+		atomic_store(&rejections[i], 0);
+	atomic_store(&inventory_nodes, 0);
+	atomic_store(&inventory_generation, 0);
+	atomic_store(&inventory_errors, 0);
+	atomic_store(&inventory_reloads, 0);
+	atomic_store(&config_reloads_ok, 0);
+	atomic_store(&config_reloads_err, 0);
+}

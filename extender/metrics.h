@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Process-wide counters, gauges and histograms, lock-free (atomics), rendered
+ * in the Prometheus text format (version 0.0.4) for GET /metrics. Metric
+ * names start with numa_extender_. */
+#ifndef EXTENDER_METRICS_H
+#define EXTENDER_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum metrics_verb { METRICS_FILTER, METRICS_PRIORITIZE, METRICS_OTHER, METRICS_NVERBS };
+
+enum metrics_outcome {
+	METRICS_PASS,            /* filter: node passes */
+	METRICS_FAILED,          /* FailedNodes */
+	METRICS_UNRESOLVABLE,    /* FailedAndUnresolvableNodes */
+	METRICS_NO_INVENTORY,    /* no NRT for the node (passed or failed per config) */
+	METRICS_NOUTCOMES
+};
+
+void metrics_request(enum metrics_verb verb, int http_status, double seconds);
+void metrics_nodes(enum metrics_verb verb, enum metrics_outcome outcome, uint64_t count);
+/* A rejection by kubelet reason name ("TopologyAffinityError", ...). */
+void metrics_rejection(const char *reason);
+
+void metrics_inventory(uint64_t nodes, uint64_t generation);
+void metrics_inventory_error(void);
+void metrics_inventory_reload(void);
+void metrics_config_reload(int ok);
+
+/* Renders everything into a new malloc'd buffer (*len without the NUL). */
+char *metrics_render(size_t *len);
+
+/* Zeroes everything (tests). */
+void metrics_reset(void);
+
+#endif

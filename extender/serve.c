@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The serve command. Signals are blocked before any thread starts and taken
+ * synchronously with sigwait in the main thread, so no handler runs in a
+ * request thread. */
+#include "extender/serve.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "extender/config.h"
+#include "extender/handlers.h"
+#include "extender/log.h"
+#include "extender/metrics.h"
+#include "extender/server.h"
+#include "extender/settings.h"
+#include "extender/source_files.h"
+#include "extender/store.h"
+#include "extender/xalloc.h"
+
+#define DRAIN_DEADLINE_MS 10000
+
+static int usage(void)
+{
+	fprintf(stderr,
+		"usage: numa-extender serve [--config FILE] [--listen HOST:PORT] [--nrt-dir DIR]\n"
+		"  --config FILE      YAML configuration (see config/example.yaml); defaults without it\n"
+		"  --listen HOST:PORT overrides `listen`\n"
+		"  --nrt-dir DIR      serve the NRT files in DIR (overrides `inventory`)\n"
+		"Signals: SIGHUP reloads scoring, missingInventory and log level; SIGTERM/SIGINT drain and exit.\n");
+	return 2;
+}
+
+struct flags {
+	const char *config;
+	const char *listen;
+	const char *nrt_dir;
+};
+
+static int parse_flags(int argc, char **argv, struct flags *f)
+{
+	int a;
+
+	memset(f, 0, sizeof *f);
+	for (a = 0; a < argc; a++) {
+		const char **dst = NULL;
+
+		if (strcmp(argv[a], "--config") == 0)
+			dst = &f->config;
+		else if (strcmp(argv[a], "--listen") == 0)
+			dst = &f->listen;
+		else if (strcmp(argv[a], "--nrt-dir") == 0)
+			dst = &f->nrt_dir;
+		else if (strcmp(argv[a], "-h") == 0 || strcmp(argv[a], "--help") == 0) {
+			usage();
+			return 0;
+		} else {
+			fprintf(stderr, "numa-extender serve: unknown argument \"%s\"\n", argv[a]);
+			return usage();
+		}
+		if (a + 1 >= argc) {
+			fprintf(stderr, "numa-extender serve: %s needs a value\n", argv[a]);
+			return 2;
+		}
+		*dst = argv[++a];
+	}
+	return -1;
+}
+
+/* The file's settings, with the command-line overrides applied again. */
+static int load(const struct flags *f, struct config *cfg, struct errmsg *msg)
+{
+	config_init(cfg);
+	if (f->config && config_load_file(f->config, cfg, msg) != ERR_OK)
+		return -1;
+	if (f->listen) {
+		char *host = NULL;
+		int port;
+
+		if (config_split_hostport(f->listen, &host, &port, msg) != ERR_OK) {
+			errmsg_prefix(msg, "--listen: ");
+			return -1;
+		}
+		free(host);
+		free(cfg->listen);
+		cfg->listen = xstrdup(f->listen);
+	}
+	if (f->nrt_dir) {
+		cfg->inventory_source = CONFIG_SOURCE_FILES;
+		free(cfg->inventory_dir);
+		cfg->inventory_dir = xstrdup(f->nrt_dir);
+	}
+	return 0;
+}
+
+static void reload(const struct flags *f, const struct config *running,
+		   struct settings_holder *holder)
+{
+	struct config cfg;
+	struct errmsg msg;
+	char quoted[600];
+
+	if (f->config == NULL) {
+		log_info("SIGHUP: no configuration file to reload", NULL);
+		return;
+	}
+	if (load(f, &cfg, &msg) != 0) {
+		log_error("SIGHUP: invalid configuration, keeping the previous one", "error=%s",
+			  log_quote(msg.text, quoted, sizeof quoted));
+		metrics_config_reload(0);
+		config_cleanup(&cfg);
+		return;
+	}
+	settings_replace(holder, settings_new(&cfg));
+	log_set_level(cfg.log_level);
+	if (strcmp(cfg.listen, running->listen) != 0 ||
+	    (cfg.inventory_dir && running->inventory_dir &&
+	     strcmp(cfg.inventory_dir, running->inventory_dir) != 0) ||
+	    cfg.inventory_source != running->inventory_source)
+		log_warn("SIGHUP: listeners and inventory source change only on restart", NULL);
+	log_info("configuration reloaded", "file=%s strategy=%s weights=%zu missingInventory=%s",
+		 f->config, score_strategy_name(cfg.scoring.strategy), cfg.scoring.nweights,
+		 cfg.missing_inventory == CONFIG_MISSING_ALLOW ? "allow" : "deny");
+	metrics_config_reload(1);
+	config_cleanup(&cfg);
+}
+
+int serve_main(int argc, char **argv)
+{
+	struct source_files *files = NULL;
+	struct settings_holder holder;
+	struct server *server = NULL;
+	struct store *store = NULL;
+	struct handler_ctx ctx;
+	struct config cfg;
+	struct errmsg msg;
+	struct flags f;
+	sigset_t sigs;
+	int status, sig;
+
+	status = parse_flags(argc, argv, &f);
+	if (status >= 0)
+		return status;
+	if (load(&f, &cfg, &msg) != 0) {
+		fprintf(stderr, "numa-extender serve: %s\n", msg.text);
+		config_cleanup(&cfg);
+		return 2;
+	}
+	if (cfg.inventory_source != CONFIG_SOURCE_FILES) {
+		fprintf(stderr, "numa-extender serve: inventory.source kubernetes is not available in this build\n");
+		config_cleanup(&cfg);
+		return 2;
+	}
+	log_set_level(cfg.log_level);
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+
+	store = store_new();
+	files = source_files_new(store, cfg.inventory_dir);
+	source_files_scan(files);
+	source_files_start(files, cfg.inventory_poll_ms);
+	settings_holder_init(&holder, settings_new(&cfg));
+	ctx.store = store;
+	ctx.settings = &holder;
+	if (server_start(&cfg, &ctx, &server, &msg) != ERR_OK) {
+		log_error("cannot start the server", "error=\"%s\"", msg.text);
+		status = 1;
+		goto out;
+	}
+	for (;;) {
+		if (sigwait(&sigs, &sig) != 0)
+			continue;
+		if (sig == SIGHUP) {
+			reload(&f, &cfg, &holder);
+			continue;
+		}
+		log_info("shutting down: draining requests in flight", "signal=%s",
+			 sig == SIGTERM ? "SIGTERM" : "SIGINT");
+		break;
+	}
+	server_drain_and_stop(server, DRAIN_DEADLINE_MS);
+	server = NULL;
+	status = 0;
+	log_info("stopped", NULL);
+out:
+	server_drain_and_stop(server, 0);
+	source_files_free(files);
+	settings_holder_cleanup(&holder);
+	store_free(store);
+	config_cleanup(&cfg);
+	return status;
+}

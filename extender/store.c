@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copy-on-publish node sets: a sorted array of refcounted node snapshots.
+ * Lookups are binary searches; a publish merges the sorted batch into a new
+ * array (O(nodes + batch)), sharing every unchanged snapshot. */
+#include "extender/store.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "extender/xalloc.h"
+
+struct store_set {
+	_Atomic int refs;
+	uint64_t generation;
+	struct store_node **nodes;  /* sorted by inventory->name */
+	size_t n;
+};
+
+struct store {
+	pthread_mutex_t lock;          /* guards the pointer `current` */
+	pthread_mutex_t publish_lock;  /* one publisher at a time */
+	struct store_set *current;
+	_Atomic bool ready;
+};
+
+struct batch_entry {
+	char *name;
+	struct store_node *node;    /* NULL: delete */
+};
+
+struct store_batch {
+	struct batch_entry *entries;
+	size_t n, cap;
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void node_ref(struct store_node *n)
+{
+	atomic_fetch_add_explicit((_Atomic int *)&n->refs, 1, memory_order_relaxed);
+}
+
+static void node_unref(struct store_node *n)
+{
+	if (n == NULL)
+		return;
+	if (atomic_fetch_sub_explicit((_Atomic int *)&n->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	inventory_node_free(n->inventory);
+	free(n->origin);
+	free(n->version);
+	free(n);
+}
+
+static struct store_set *set_new(size_t n, uint64_t generation)
+{
+	struct store_set *set = xcalloc(1, sizeof *set);
+
+	atomic_init(&set->refs, 1);
+	set->generation = generation;
+	set->nodes = xcalloc(n ? n : 1, sizeof *set->nodes);
+	return set;
+}
+
+void store_release(struct store_set *set)
+{
+	size_t i;
+
+	if (set == NULL)
+		return;
+	if (atomic_fetch_sub_explicit(&set->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	for (i = 0; i < set->n; i++)
+		node_unref(set->nodes[i]);
+	free(set->nodes);
+	free(set);
+}
+
+struct store *store_new(void)
+{
+	struct store *s = xcalloc(1, sizeof *s);
+
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->publish_lock, NULL);
+	s->current = set_new(0, 0);
+	atomic_init(&s->ready, false);
+	return s;
+}
+
+void store_free(struct store *s)
+{
+	if (s == NULL)
+		return;
+	store_release(s->current);
+	pthread_mutex_destroy(&s->lock);
+	pthread_mutex_destroy(&s->publish_lock);
+	free(s);
+}
+
+struct store_set *store_acquire(struct store *s)
+{
+	struct store_set *set;
+
+	pthread_mutex_lock(&s->lock);
+	set = s->current;
+	atomic_fetch_add_explicit(&set->refs, 1, memory_order_relaxed);
+	pthread_mutex_unlock(&s->lock);
+	return set;
+}
+
+const struct store_node *store_get(const struct store_set *set, const char *name)
+{
+	size_t lo = 0, hi = set->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(name, set->nodes[mid]->inventory->name);
+
+		if (c == 0)
+			return set->nodes[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+size_t store_size(const struct store_set *set)
+{
+	return set->n;
+}
+
+const struct store_node *store_at(const struct store_set *set, size_t i)
+{
+	return i < set->n ? set->nodes[i] : NULL;
+}
+
+uint64_t store_generation(const struct store_set *set)
+{
+	return set->generation;
+}
+
+struct store_batch *store_batch_new(void)
+{
+	return xcalloc(1, sizeof(struct store_batch));
+}
+
+static void batch_add(struct store_batch *b, const char *name, struct store_node *node)
+{
+	size_t i;
+
+	/* A later change to the same node in one batch replaces the earlier. */
+	for (i = 0; i < b->n; i++) {
+		if (strcmp(b->entries[i].name, name) == 0) {
+			node_unref(b->entries[i].node);
+			b->entries[i].node = node;
+			return;
+		}
+	}
+	if (b->n == b->cap) {
+		b->cap = b->cap ? b->cap * 2 : 16;
+		b->entries = xreallocarray(b->entries, b->cap, sizeof *b->entries);
+	}
+	b->entries[b->n].name = xstrdup(name);
+	b->entries[b->n].node = node;
+	b->n++;
+}
+
+void store_batch_put(struct store_batch *b, struct inventory_node *inventory, const char *origin,
+		     const char *version)
+{
+	struct store_node *n = xcalloc(1, sizeof *n);
+
+	n->inventory = inventory;
+	n->origin = xstrdup(origin ? origin : "");
+	n->version = xstrdup(version ? version : "");
+	n->loaded_ms = now_ms();
+	n->refs = 1;
+	batch_add(b, inventory->name, n);
+}
+
+void store_batch_delete(struct store_batch *b, const char *name)
+{
+	batch_add(b, name, NULL);
+}
+
+size_t store_batch_size(const struct store_batch *b)
+{
+	return b->n;
+}
+
+void store_batch_free(struct store_batch *b)
+{
+	size_t i;
+
+	if (b == NULL)
+		return;
+	for (i = 0; i < b->n; i++) {
+		free(b->entries[i].name);
+		node_unref(b->entries[i].node);
+	}
+	free(b->entries);
+	free(b);
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct batch_entry *)a)->name, ((const struct batch_entry *)b)->name);
+}
+
+uint64_t store_publish(struct store *s, struct store_batch *b)
+{
+	struct store_set *old, *set;
+	size_t i = 0, j = 0;
+	uint64_t generation;
+
+	qsort(b->entries, b->n, sizeof *b->entries, entry_cmp);
+	/* Publishers are serialised; readers only ever wait for the pointer
+	 * swap below. */
+	pthread_mutex_lock(&s->publish_lock);
+	old = s->current; /* stable: only publishers change it */
+	set = set_new(old->n + b->n, old->generation + 1);
+	while (i < old->n || j < b->n) {
+		int c;
+
+		if (i == old->n)
+			c = 1;
+		else if (j == b->n)
+			c = -1;
+		else
+			c = strcmp(old->nodes[i]->inventory->name, b->entries[j].name);
+		if (c < 0) { /* unchanged */
+			node_ref(old->nodes[i]);
+			set->nodes[set->n++] = old->nodes[i++];
+			continue;
+		}
+		/* added, replaced (c == 0) or deleted (node NULL) */
+		if (b->entries[j].node) {
+			set->nodes[set->n++] = b->entries[j].node;
+			b->entries[j].node = NULL;
+		}
+		if (c == 0)
+			i++;
+		j++;
+	}
+	generation = set->generation;
+	pthread_mutex_lock(&s->lock);
+	s->current = set;
+	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_unlock(&s->publish_lock);
+	store_release(old);
+	store_batch_free(b);
+	return generation;
+}
+
+void store_set_ready(struct store *s, bool ready)
+{
+	atomic_store(&s->ready, ready);
+}
+
+bool store_ready(struct store *s)
+{
+	return atomic_load(&s->ready);
+}

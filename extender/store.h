@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The inventory store: the current set of node snapshots, immutable and
+ * refcounted. Sources (files, Kubernetes) publish changes in batches; each
+ * publish builds a new set that shares the unchanged snapshots and swaps it in
+ * atomically. A request takes a reference to the current set once
+ * (store_acquire) and judges every node against that one set, so it never
+ * sees half an update and never waits for a writer (the swap holds a mutex
+ * for a pointer copy only). Thread-safe. */
+#ifndef EXTENDER_STORE_H
+#define EXTENDER_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "topology/inventory.h"
+
+/* One node's snapshot and where it came from. */
+struct store_node {
+	struct inventory_node *inventory;
+	char *origin;          /* file path, or "kubernetes" */
+	char *version;         /* resourceVersion or content hash */
+	int64_t loaded_ms;     /* CLOCK_REALTIME ms when built */
+	int refs;              /* atomic; owned by the sets that hold it */
+};
+
+struct store_set;
+
+struct store;
+
+struct store *store_new(void);
+/* Frees the store and its current set (callers must have released theirs). */
+void store_free(struct store *s);
+
+/* The current set, referenced; release with store_release. Never NULL. */
+struct store_set *store_acquire(struct store *s);
+void store_release(struct store_set *set);
+
+/* Lookup by node name in a set: borrowed, valid while the set is held. */
+const struct store_node *store_get(const struct store_set *set, const char *name);
+size_t store_size(const struct store_set *set);
+/* The i-th node in name order (0 <= i < store_size). */
+const struct store_node *store_at(const struct store_set *set, size_t i);
+/* Publish generation of the set (increments with every publish). */
+uint64_t store_generation(const struct store_set *set);
+
+/* A batch of changes, applied together by store_publish. */
+struct store_batch;
+
+struct store_batch *store_batch_new(void);
+/* Adds or replaces a node; takes ownership of inventory. */
+void store_batch_put(struct store_batch *b, struct inventory_node *inventory, const char *origin,
+		     const char *version);
+void store_batch_delete(struct store_batch *b, const char *name);
+size_t store_batch_size(const struct store_batch *b);
+/* Applies and frees the batch; returns the new generation. */
+uint64_t store_publish(struct store *s, struct store_batch *b);
+void store_batch_free(struct store_batch *b);
+
+/* Readiness: set once the source's first complete load is in. */
+void store_set_ready(struct store *s, bool ready);
+bool store_ready(struct store *s);
+
+#endif

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The extender wire codec: the only code that knows the JSON shapes of
+ * kube-scheduler's ExtenderArgs (filter and prioritize requests),
+ * ExtenderFilterResult and HostPriorityList. Those structs carry no json tags,
+ * so their keys are Go field names ("Pod", "NodeNames", "FailedNodes"); the
+ * Pod and Node objects inside them use their normal lower-case tags.
+ *
+ * Ownership: wire_decode_args fills a caller-owned struct wire_args that
+ * wire_args_cleanup releases; it keeps copies of everything it needs, so the
+ * body may be freed right after decoding, and no json-c object outlives the
+ * call. The encoders return malloc'd text for the caller to free(). No global
+ * state: thread-safe. Out of memory aborts. */
+#ifndef EXTENDER_WIRE_H
+#define EXTENDER_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "topology/err.h"
+#include "topology/pod.h"
+
+enum wire_mode {
+	WIRE_NODE_NAMES, /* nodeCacheCapable: true, the request holds NodeNames */
+	WIRE_NODE_LIST,  /* nodeCacheCapable: false, Nodes holds a full NodeList */
+};
+
+struct wire_args {
+	struct pod_spec pod; /* the decoded Pod */
+	enum wire_mode mode;
+	/* Candidate node names in request order (NodeList mode:
+	 * items[].metadata.name); names[nnames] is NULL. Names are non-empty,
+	 * valid UTF-8 and hold no NUL byte. Read-only to the caller: the
+	 * encoders rely on the layout. */
+	char **names;
+	size_t nnames;
+
+	/* Private to wire.c. */
+	char *_name_text;        /* every name, NUL-terminated, back to back */
+	size_t _name_size;       /* bytes in _name_text */
+	unsigned char *_repeat;  /* NULL, or _repeat[i] != 0 when names[i]
+				    repeats an earlier name */
+	char *_items;            /* NodeList mode: each item's exact source
+				    text, back to back */
+	size_t *_item_end;       /* item i is _items[_item_end[i-1] ..
+				    _item_end[i]) (item 0 starts at 0) */
+};
+
+/* Decodes an ExtenderArgs body, which filter and prioritize share. body need
+ * not be NUL-terminated; its size is bounded by the caller (the server caps
+ * the body before calling).
+ *
+ * ERR_PARSE, for a 400: not JSON (json-c's verdict, held to RFC 8259 where
+ * json-c 0.16 is lax: single-quoted keys, NaN, Infinity, "1.", raw control
+ * characters in strings), trailing data, nesting deeper than 64, invalid
+ * UTF-8 (overlong forms, surrogates and code points above U+10FFFF too). msg
+ * reads "invalid JSON at byte N: problem".
+ *
+ * ERR_INVALID, for a 200 with Error: JSON that is not usable ExtenderArgs:
+ * the top level not an object; Pod missing, null or not an object; Nodes and
+ * NodeNames both null (or absent) or both non-null; NodeNames not an array
+ * of strings; a NodeList without items or an item without metadata.name; an
+ * empty name or one holding a NUL byte; an object key holding \u0000
+ * (json-c cannot represent it); two spellings of one field ("Pod" and
+ * "pod"); a pod the pod decoder rejects. msg says what, with the field path:
+ * `Pod.spec.containers[0].resources.limits.cpu: "abc": not a quantity`,
+ * `NodeNames[3]: expected a string`, `Nodes.items[1].metadata.name: missing`.
+ *
+ * ERR_TOO_LARGE for a body over INT_MAX bytes (json-c's limit).
+ *
+ * Top-level keys match as in Go's encoding/json: exactly, else
+ * case-insensitively with Unicode simple folding (so "pod", "NODENAMES" and
+ * even "NodeNameſ" work); unknown keys are ignored; an exact key given twice
+ * keeps its last value, as in Go (which would merge two Pod objects; no
+ * scheduler sends either). Keys inside the Pod and Node objects are
+ * matched exactly. Duplicate node names are accepted (see the encoders).
+ * The Pod goes through doc_from_json, so integer quantities written as JSON
+ * numbers beyond 64 bits read back clamped; Kubernetes sends quantities as
+ * strings.
+ *
+ * out is overwritten; on error it is left zeroed, so wire_args_cleanup is
+ * safe either way. */
+enum err wire_decode_args(const char *body, size_t len, struct wire_args *out,
+			  struct errmsg *msg);
+
+/* Frees everything wire_decode_args allocated and zeroes a; accepts a zeroed
+ * struct. */
+void wire_args_cleanup(struct wire_args *a);
+
+enum wire_outcome {
+	WIRE_PASS,
+	WIRE_FAILED,       /* FailedNodes: preemption may help */
+	WIRE_UNRESOLVABLE, /* FailedAndUnresolvableNodes: it cannot */
+};
+
+/* The ExtenderFilterResult for a decoded request, as malloc'd JSON text
+ * (NUL-terminated; *len excludes the NUL). outcome[i] and reasons[i] belong
+ * to names[i]; reasons may be NULL, and so may any reasons[i] (read as "");
+ * a reason is ignored for WIRE_PASS. An outcome outside the enum counts as
+ * WIRE_UNRESOLVABLE (fail closed). Keys come out in this order:
+ *   names mode: {"Nodes":null,"NodeNames":[passing names],"FailedNodes":{name:
+ *                reason,...},"FailedAndUnresolvableNodes":{...},"Error":""}
+ *   list mode:  {"Nodes":{"metadata":{},"items":[passing items]},
+ *                "NodeNames":null,"FailedNodes":{...},
+ *                "FailedAndUnresolvableNodes":{...},"Error":""}
+ * Passing items are echoed byte for byte as the request held them. Every
+ * node lands in exactly one of the three, in request order; empty maps are
+ * {} and an empty pass list is []. A name that repeats an earlier one is
+ * left out (its first occurrence decides), so a map never holds a key twice
+ * and no node is passed twice. Strings are JSON-escaped (quotes, backslash,
+ * control characters as \u00XX; "/" is not escaped); invalid UTF-8 in a
+ * reason becomes U+FFFD, as Go's encoder does. */
+char *wire_encode_filter(const struct wire_args *a,
+			 const enum wire_outcome *outcome,
+			 const char *const *reasons, size_t *len);
+
+/* {"Nodes":null,"NodeNames":null,"FailedNodes":{},
+ *  "FailedAndUnresolvableNodes":{},"Error":"<error>"}: the whole call failed.
+ * error NULL reads as "". */
+char *wire_encode_filter_error(const char *error, size_t *len);
+
+/* The HostPriorityList: [{"Host":"n1","Score":7},...] in request order,
+ * scores[i] for names[i] as given (the caller clamps to 0..10). Repeated
+ * names are left out as in wire_encode_filter, since the scheduler would add
+ * their scores up. */
+char *wire_encode_prioritize(const struct wire_args *a, const int64_t *scores,
+			     size_t *len);
+
+#endif

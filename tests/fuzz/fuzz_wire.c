@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* libFuzzer target for the extender wire codec: any body must decode or give
+ * an error message, never crash, leak or hang; a decoded request must encode
+ * to filter and prioritize replies that json-c reads back, with every
+ * distinct node in exactly one bucket and every passing NodeList item equal
+ * to the request's. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <json-c/json.h>
+
+#include "extender/wire.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* text is a reply (NUL-terminated, no NUL inside) or, with !reply, the
+ * request (not terminated). */
+static struct json_object *parse_or_die(const char *text, size_t len, bool reply)
+{
+	struct json_tokener *tok = json_tokener_new_ex(64);
+	struct json_object *o;
+
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	o = json_tokener_parse_ex(tok, text, (int)len);
+	if (json_tokener_get_error(tok) != json_tokener_success ||
+	    json_tokener_get_parse_end(tok) != len ||
+	    (reply && strlen(text) != len)) {
+		fprintf(stderr, "reply is not JSON: %s\n", text);
+		abort();
+	}
+	json_tokener_free(tok);
+	return o;
+}
+
+static struct json_object *member(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+
+	if (!json_object_object_get_ex(o, key, &v)) {
+		fprintf(stderr, "reply lacks %s\n", key);
+		abort();
+	}
+	return v;
+}
+
+static bool first_occurrence(const struct wire_args *a, size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < i; j++) {
+		if (strcmp(a->names[j], a->names[i]) == 0)
+			return false;
+	}
+	return true;
+}
+
+/* Names in the pass list equal to name (items compared by metadata.name). */
+static size_t count_passed(struct json_object *pass, bool list, const char *name)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < json_object_array_length(pass); i++) {
+		struct json_object *e = json_object_array_get_idx(pass, i);
+
+		if (list)
+			e = member(member(e, "metadata"), "name");
+		if (strcmp(json_object_get_string(e), name) == 0)
+			n++;
+	}
+	return n;
+}
+
+static void check_filter(const struct wire_args *a, const char *body, size_t size)
+{
+	enum wire_outcome *outcome = calloc(a->nnames + 1, sizeof *outcome);
+	const char **reasons = calloc(a->nnames + 1, sizeof *reasons);
+	struct json_object *res, *pass, *failed, *unres, *req = NULL, *items = NULL;
+	bool list = a->mode == WIRE_NODE_LIST;
+	size_t i, len = 0, npass = 0, k = 0;
+	char *json;
+
+	if (outcome == NULL || reasons == NULL)
+		abort();
+	for (i = 0; i < a->nnames; i++) {
+		outcome[i] = (enum wire_outcome)(i % 3);
+		/* Reasons that need escaping, including the name itself. */
+		reasons[i] = i % 2 ? a->names[i] : "why \"not\" \\ \x01";
+	}
+	json = wire_encode_filter(a, outcome, reasons, &len);
+	res = parse_or_die(json, len, true);
+	pass = member(res, list ? "Nodes" : "NodeNames");
+	if (list)
+		pass = member(pass, "items");
+	failed = member(res, "FailedNodes");
+	unres = member(res, "FailedAndUnresolvableNodes");
+	if (list) {
+		/* The request parses with json-c (it did inside the decoder). */
+		req = parse_or_die(body, size, false);
+		json_object_object_foreach(req, key, val) {
+			if (strcasecmp(key, "nodes") == 0 && val != NULL)
+				items = member(val, "items");
+		}
+	}
+	for (i = 0; i < a->nnames; i++) {
+		size_t in_pass;
+		int in_failed, in_unres;
+
+		if (!first_occurrence(a, i))
+			continue;
+		in_pass = count_passed(pass, list, a->names[i]);
+		in_failed = json_object_object_get_ex(failed, a->names[i], NULL);
+		in_unres = json_object_object_get_ex(unres, a->names[i], NULL);
+		if (in_pass + (size_t)in_failed + (size_t)in_unres != 1 ||
+		    (outcome[i] == WIRE_PASS) != (in_pass == 1)) {
+			fprintf(stderr, "node %s misplaced in %s\n", a->names[i], json);
+			abort();
+		}
+		if (outcome[i] != WIRE_PASS) {
+			const char *r = json_object_get_string(member(
+				outcome[i] == WIRE_FAILED ? failed : unres, a->names[i]));
+
+			if (strcmp(r, reasons[i]) != 0)
+				abort();
+			continue;
+		}
+		npass++;
+		if (list && items != NULL &&
+		    !json_object_equal(json_object_array_get_idx(pass, k),
+				       json_object_array_get_idx(items, i))) {
+			fprintf(stderr, "item %zu changed\n", i);
+			abort();
+		}
+		k++;
+	}
+	if (json_object_array_length(pass) != npass)
+		abort();
+	json_object_put(req);
+	json_object_put(res);
+	free(json);
+	free(outcome);
+	free(reasons);
+}
+
+static void check_prioritize(const struct wire_args *a)
+{
+	int64_t *scores = calloc(a->nnames + 1, sizeof *scores);
+	struct json_object *res;
+	size_t i, len = 0, k = 0;
+	char *json;
+
+	if (scores == NULL)
+		abort();
+	for (i = 0; i < a->nnames; i++)
+		scores[i] = (int64_t)i * 7 - 3;
+	json = wire_encode_prioritize(a, scores, &len);
+	res = parse_or_die(json, len, true);
+	for (i = 0; i < a->nnames; i++) {
+		struct json_object *e;
+
+		if (!first_occurrence(a, i))
+			continue;
+		e = json_object_array_get_idx(res, k++);
+		if (e == NULL ||
+		    strcmp(json_object_get_string(member(e, "Host")), a->names[i]) != 0 ||
+		    json_object_get_int64(member(e, "Score")) != scores[i])
+			abort();
+	}
+	if (json_object_array_length(res) != k)
+		abort();
+	json_object_put(res);
+	free(json);
+	free(scores);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct errmsg msg = { { 0 } };
+	struct wire_args a;
+	struct json_object *res;
+	size_t len = 0;
+	char *json;
+	enum err rc;
+
+	rc = wire_decode_args((const char *)data, size, &a, &msg);
+	if (rc != ERR_OK) {
+		if (msg.text[0] == '\0')
+			__builtin_trap(); /* every error must say something */
+		/* json-c and the decoder's own pass over the text disagreed
+		 * (other messages may quote the input, so match the form). */
+		if (strncmp(msg.text, "invalid JSON: ", 14) == 0 &&
+		    strstr(msg.text, "out of step with the parser") != NULL)
+			__builtin_trap();
+		/* The message goes back in Error: it must encode too. */
+		json = wire_encode_filter_error(msg.text, &len);
+		res = parse_or_die(json, len, true);
+		json_object_put(res);
+		free(json);
+		wire_args_cleanup(&a);
+		return 0;
+	}
+	check_filter(&a, (const char *)data, size);
+	check_prioritize(&a);
+	wire_args_cleanup(&a);
+	return 0;
+}

@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Node scores from an admitted verdict (score.h). The placement is the set of
+ * NUMA nodes where the simulation put the pod's NUMA-bound resources (CPU,
+ * memory/hugepages, devices); every strategy looks at that set only.
+ *
+ * Formulas: LeastAllocated/MostAllocated follow kube-scheduler's
+ * NodeResourcesFit (weighted integer mean of per-resource 0..100 scores),
+ * computed as koordinator's NodeNUMAResource does, over
+ * (already used + this pod) / allocatable of the placement rather than
+ * scheduler-plugins' per-zone "request vs available" with a minimum over
+ * zones. BalancedAllocation is kube-scheduler's NodeResourcesBalancedAllocation
+ * (population standard deviation, not scheduler-plugins' sample variance).
+ * LeastNUMANodes keeps scheduler-plugins' idea (fewer NUMA nodes, then
+ * closer ones) but scales its step by the node's NUMA count, takes k from the
+ * simulated placement instead of re-deriving it, and never zeroes a node
+ * because the pod also asks a host-level resource (ephemeral-storage).
+ * Unlike scheduler-plugins: NUMA nodes are dense indices (sparse ids are
+ * fine), exclusive CPUs come from the simulation (1500m is no CPU part, not
+ * 2), and host-level resources never enter a score. */
+#include "score.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Beyond this many NUMA nodes the k-subset enumeration for the distance term
+ * would cost too much per node and per pod; the kubelet itself stops
+ * simulating at INVENTORY_MAX_SIMULATED_NUMA. */
+#define SCORE_MAX_DISTANCE_NUMA 16
+
+/* Inventories come from outside: amounts and distances are any int64, so
+ * sums saturate instead of wrapping. */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	int64_t s;
+
+	if (__builtin_add_overflow(a, b, &s))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return s;
+}
+
+/* floor(a * m / b) for 0 <= a <= b, b > 0, m >= 0, without the overflow of
+ * a * m for petabyte-sized memory: binary long division in which the
+ * remainder stays below b < 2^63, so doubling it fits in 64 bits. */
+static int64_t mul_div(int64_t a, int64_t m, int64_t b)
+{
+	uint64_t ua = (uint64_t)a, ub = (uint64_t)b, um = (uint64_t)m;
+	uint64_t q = 0, rem = 0;
+	int bit;
+
+	if (m == 0 || a <= INT64_MAX / m)
+		return a * m / b;
+	for (bit = 63; bit >= 0; bit--) {
+		q <<= 1;
+		rem <<= 1;
+		if (rem >= ub) {
+			q++;
+			rem -= ub;
+		}
+		if ((um >> bit) & 1u) {
+			rem += ua;
+			if (rem >= ub) {
+				q++;
+				rem -= ub;
+			}
+		}
+	}
+	return (int64_t)q;
+}
+
+static bool numa_bound(enum resource_kind k)
+{
+	return k == RESOURCE_CPU || k == RESOURCE_MEMORY || k == RESOURCE_DEVICE;
+}
+
+/* The configured weight, 1 when not listed; clamped to the documented range
+ * so that Σ w·score100 cannot overflow whatever the caller passes. */
+static int64_t weight_of(const struct score_config *cfg, const char *name)
+{
+	size_t i;
+
+	if (cfg == NULL)
+		return 1;
+	for (i = 0; i < cfg->nweights; i++) {
+		int64_t w = cfg->weights[i].weight;
+
+		if (cfg->weights[i].name == NULL || strcmp(cfg->weights[i].name, name) != 0)
+			continue;
+		return w < 0 ? 0 : w > SCORE_MAX_WEIGHT ? SCORE_MAX_WEIGHT : w;
+	}
+	return 1;
+}
+
+/* The verdict's usage stride may differ from the node's NUMA count only if
+ * the caller mixed a verdict and a node; read within both. */
+static int numa_span(const struct inventory_node *node, const struct verdict *v)
+{
+	return v->usage_numa < node->numa_count ? v->usage_numa : node->numa_count;
+}
+
+/* Dense NUMA indices holding any NUMA-bound part of the pod. */
+static bitmask_t placement_of(const struct inventory_node *node, const struct verdict *v)
+{
+	bitmask_t p = 0;
+	int r, i, n = numa_span(node, v);
+
+	for (r = 0; r < node->nresources; r++) {
+		if (!numa_bound(node->resources[r].kind))
+			continue;
+		for (i = 0; i < n; i++)
+			if (verdict_usage(v, r, i) > 0)
+				p |= (bitmask_t)1 << i;
+	}
+	return p;
+}
+
+struct amounts {
+	int64_t requested;
+	int64_t used;
+	int64_t allocatable;
+	int64_t after;      /* used + requested, at most allocatable */
+};
+
+static struct amounts amounts_of(const struct inventory_node *node, const struct verdict *v,
+				 int r, bitmask_t p)
+{
+	const struct inventory_resource *res = &node->resources[r];
+	struct amounts a = { 0, 0, 0, 0 };
+	int i, n = numa_span(node, v);
+
+	for (i = 0; i < n; i++) {
+		int64_t u = verdict_usage(v, r, i);
+
+		if (u > 0)
+			a.requested = sat_add(a.requested, u);
+	}
+	for (i = 0; i < node->numa_count; i++) {
+		int64_t al, av;
+
+		if (!bitmask_is_set(p, i))
+			continue;
+		/* Negative amounts mean nothing; clamping them also keeps
+		 * al - av from overflowing. */
+		al = res->allocatable[i] > 0 ? res->allocatable[i] : 0;
+		av = res->available[i] > 0 ? res->available[i] : 0;
+		a.allocatable = sat_add(a.allocatable, al);
+		/* Agents report available above allocatable now and then
+		 * (reserved CPUs, stale updates): nothing is used then. */
+		if (al > av)
+			a.used = sat_add(a.used, al - av);
+	}
+	a.after = sat_add(a.used, a.requested);
+	if (a.after > a.allocatable)
+		a.after = a.allocatable;
+	return a;
+}
+
+/* The resources a score looks at: NUMA-bound, used by the pod, weight > 0. */
+static bool scored(const struct score_config *cfg, const struct inventory_node *node,
+		   const struct verdict *v, int r, int64_t *weight)
+{
+	int i, n = numa_span(node, v);
+	bool any = false;
+
+	if (!numa_bound(node->resources[r].kind))
+		return false;
+	for (i = 0; i < n && !any; i++)
+		any = verdict_usage(v, r, i) > 0;
+	if (!any)
+		return false;
+	*weight = weight_of(cfg, node->resources[r].name);
+	return *weight > 0;
+}
+
+static double fraction_of(const struct amounts *a)
+{
+	return (double)a->after / (double)a->allocatable;
+}
+
+/* kube-scheduler balancedResourceScorer: resources with no allocatable are
+ * left out; std is |f0 - f1| / 2 for two (the same value as the population
+ * formula, written as upstream writes it so results match bit for bit). */
+static int64_t balanced_score(const struct score_config *cfg, const struct inventory_node *node,
+			      const struct verdict *v, bitmask_t p)
+{
+	double sum = 0.0, first = 0.0, second = 0.0, mean, sq = 0.0, std;
+	int r, count = 0;
+	int64_t w, s;
+
+	for (r = 0; r < node->nresources; r++) {
+		struct amounts a;
+		double f;
+
+		if (!scored(cfg, node, v, r, &w))
+			continue;
+		a = amounts_of(node, v, r, p);
+		if (a.allocatable == 0)
+			continue;
+		f = fraction_of(&a);
+		if (count == 0)
+			first = f;
+		else if (count == 1)
+			second = f;
+		sum += f;
+		count++;
+	}
+	if (count <= 1)
+		return 100;
+	if (count == 2) {
+		std = fabs((first - second) / 2.0);
+	} else {
+		mean = sum / (double)count;
+		for (r = 0; r < node->nresources; r++) {
+			struct amounts a;
+			double f;
+
+			if (!scored(cfg, node, v, r, &w))
+				continue;
+			a = amounts_of(node, v, r, p);
+			if (a.allocatable == 0)
+				continue;
+			f = fraction_of(&a);
+			sq += (f - mean) * (f - mean);
+		}
+		std = sqrt(sq / (double)count);
+	}
+	s = (int64_t)((1.0 - std) * 100.0);
+	return s < 0 ? 0 : s > 100 ? 100 : s;
+}
+
+/* Σ distance[i][j] over ordered pairs of the mask, diagonal included: k²
+ * times scheduler-plugins' average, so it orders sets of equal size alike. */
+static int64_t distance_sum(const struct inventory_node *node, bitmask_t mask)
+{
+	int64_t sum = 0;
+	bitmask_t a = mask;
+	int n = node->numa_count;
+
+	while (a) {
+		int i = bitmask_lowest(a);
+		bitmask_t b = mask;
+
+		while (b) {
+			int j = bitmask_lowest(b);
+
+			sum = sat_add(sum, node->distance[(size_t)i * (size_t)n + (size_t)j]);
+			b &= b - 1;
+		}
+		a &= a - 1;
+	}
+	return sum;
+}
+
+/* Whether some k-subset of the node's NUMA nodes is strictly closer than the
+ * placement. Gosper's hack walks the subsets in increasing order; the walk
+ * stops at the first closer one since only "is P minimal" matters. */
+static bool closer_subset_exists(const struct inventory_node *node, bitmask_t p, int k)
+{
+	int m = node->numa_count;
+	int64_t mine;
+	uint32_t c, limit;
+
+	if (node->distance == NULL || m > SCORE_MAX_DISTANCE_NUMA || k < 2 || k >= m)
+		return false;
+	mine = distance_sum(node, p);
+	c = (1u << k) - 1u;
+	limit = 1u << m;
+	while (c < limit) {
+		uint32_t u = c & (~c + 1u), nx = c + u;
+
+		if (distance_sum(node, c) < mine)
+			return true;
+		c = nx + (((nx ^ c) / u) >> 2);
+	}
+	return false;
+}
+
+static int64_t least_numa_score(const struct inventory_node *node, bitmask_t p, int k)
+{
+	int64_t step = 100 / (node->numa_count > 0 ? node->numa_count : 1);
+	int64_t s = 100 - (int64_t)(k - 1) * step;
+
+	if (closer_subset_exists(node, p, k))
+		s -= step / 2;
+	return s < 0 ? 0 : s;
+}
+
+/* LeastAllocated / MostAllocated share of one resource. */
+static int64_t allocated_part(enum score_strategy st, const struct amounts *a)
+{
+	if (a->allocatable <= 0)
+		return 0;
+	if (st == SCORE_MOST_ALLOCATED)
+		return mul_div(a->after, 100, a->allocatable);
+	return mul_div(a->allocatable - a->after, 100, a->allocatable);
+}
+
+static int64_t part_score(enum score_strategy st, const struct amounts *a, int64_t node100)
+{
+	switch (st) {
+	case SCORE_LEAST_ALLOCATED:
+	case SCORE_MOST_ALLOCATED:
+		return allocated_part(st, a);
+	case SCORE_BALANCED_ALLOCATION:
+		return a->allocatable > 0 ? mul_div(a->after, 100, a->allocatable) : 0;
+	case SCORE_LEAST_NUMA_NODES:
+		return node100;
+	}
+	return 0;
+}
+
+/* 0..100 to the extender's 0..SCORE_MAX, half up. */
+static int64_t scale(int64_t score100)
+{
+	int64_t s = (score100 + 5) / 10;
+
+	return s < 0 ? 0 : s > SCORE_MAX ? SCORE_MAX : s;
+}
+
+static int64_t finish(struct score_breakdown *out, int64_t score100, int k, const char *note)
+{
+	if (out) {
+		out->score = scale(score100);
+		out->score100 = score100;
+		out->numa_used = k;
+		out->note = note;
+	}
+	return scale(score100);
+}
+
+int64_t score_node(const struct score_config *cfg, const struct inventory_node *node,
+		   const struct verdict *v, struct score_breakdown *out)
+{
+	enum score_strategy st = cfg ? cfg->strategy : SCORE_LEAST_ALLOCATED;
+	int64_t wsum = 0, wscore = 0, score100 = 0, w;
+	bitmask_t p;
+	int r, k;
+
+	if (out)
+		memset(out, 0, sizeof *out);
+	if (!v->admit)
+		return finish(out, 0, 0, "rejected");
+	p = v->usage ? placement_of(node, v) : 0;
+	k = bitmask_count(p);
+	if (k == 0)
+		return finish(out, 0, 0, "no NUMA-bound request");
+	for (r = 0; r < node->nresources; r++)
+		if (scored(cfg, node, v, r, &w))
+			wsum += w;
+	if (wsum == 0)
+		return finish(out, 0, k, "all weights are 0");
+
+	/* The node score first (the parts of LeastNUMANodes repeat it). */
+	if (st == SCORE_BALANCED_ALLOCATION) {
+		score100 = balanced_score(cfg, node, v, p);
+	} else if (st == SCORE_LEAST_NUMA_NODES) {
+		score100 = least_numa_score(node, p, k);
+	} else {
+		for (r = 0; r < node->nresources; r++) {
+			struct amounts a;
+
+			if (!scored(cfg, node, v, r, &w))
+				continue;
+			a = amounts_of(node, v, r, p);
+			wscore += w * allocated_part(st, &a);
+		}
+		score100 = wscore / wsum;
+	}
+
+	if (out) {
+		for (r = 0; r < node->nresources && out->nparts < SCORE_MAX_PARTS; r++) {
+			struct score_part *part;
+			struct amounts a;
+
+			if (!scored(cfg, node, v, r, &w))
+				continue;
+			a = amounts_of(node, v, r, p);
+			part = &out->parts[out->nparts++];
+			part->resource = node->resources[r].name;
+			part->weight = w;
+			part->score100 = part_score(st, &a, score100);
+			part->requested = a.requested;
+			part->used = a.used;
+			part->allocatable = a.allocatable;
+		}
+	}
+	return finish(out, score100, k, NULL);
+}
+
+const char *score_strategy_name(enum score_strategy s)
+{
+	switch (s) {
+	case SCORE_LEAST_ALLOCATED:
+		return "LeastAllocated";
+	case SCORE_MOST_ALLOCATED:
+		return "MostAllocated";
+	case SCORE_BALANCED_ALLOCATION:
+		return "BalancedAllocation";
+	case SCORE_LEAST_NUMA_NODES:
+		return "LeastNUMANodes";
+	}
+	return "unknown";
+}
+
+bool score_strategy_parse(const char *name, enum score_strategy *out)
+{
+	static const enum score_strategy all[] = {
+		SCORE_LEAST_ALLOCATED, SCORE_MOST_ALLOCATED,
+		SCORE_BALANCED_ALLOCATION, SCORE_LEAST_NUMA_NODES,
+	};
+	size_t i;
+
+	if (name == NULL)
+		return false;
+	for (i = 0; i < sizeof all / sizeof all[0]; i++) {
+		if (strcmp(name, score_strategy_name(all[i])) == 0) {
+			if (out)
+				*out = all[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+void score_config_cleanup(struct score_config *cfg)
+{
+	size_t i;
+
+	if (cfg == NULL)
+		return;
+	for (i = 0; i < cfg->nweights; i++)
+		free(cfg->weights[i].name);
+	free(cfg->weights);
+	memset(cfg, 0, sizeof *cfg);
+}
