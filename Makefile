@@ -113,7 +113,7 @@ bench: deps
 
 run: deps
 	@$(MAKE) --no-print-directory $(BIN)
-	./$(BIN) explain --pod config/pods/dsa-cpu.yaml --nrt config/examples/
+	./$(BIN) serve --config config/example.yaml
 
 # libFuzzer targets (clang): each runs for FUZZ_SECONDS on a scratch copy of
 # its seed corpus in tests/fuzz/corpus/<name>/; any crash, leak or timeout fails.
