@@ -614,6 +614,37 @@ static void server_mtls_accepts_only_the_scheduler(void **state)
 	env_stop(&e);
 }
 
+static void separate_metrics(struct config *c)
+{
+	c->metrics_listen = xstrdup("127.0.0.1:0");
+}
+
+static void server_separate_metrics_listener(void **state)
+{
+	struct env e;
+	struct http_response r;
+	char url[128];
+
+	(void)state;
+	env_start(&e, true, separate_metrics);
+	assert_int_not_equal(server_metrics_port(e.server), server_port(e.server));
+	/* The main listener serves the verbs only... */
+	request(&e, "GET", "/metrics", NULL, &r);
+	assert_int_equal(r.status, 404);
+	http_response_cleanup(&r);
+	/* ...and the metrics listener the rest, but not the verbs. */
+	snprintf(url, sizeof url, "http://127.0.0.1:%d/metrics", server_metrics_port(e.server));
+	http_request(e.http, "GET", url, NULL, 0, false, &r);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.body, "numa_extender_inventory_nodes"));
+	http_response_cleanup(&r);
+	snprintf(url, sizeof url, "http://127.0.0.1:%d/v1/filter", server_metrics_port(e.server));
+	http_request(e.http, "POST", url, "{}", 2, false, &r);
+	assert_int_equal(r.status, 404);
+	http_response_cleanup(&r);
+	env_stop(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -626,6 +657,7 @@ int main(void)
 		cmocka_unit_test(server_missing_inventory_stance),
 		cmocka_unit_test(server_file_changes_under_load),
 		cmocka_unit_test(server_mtls_accepts_only_the_scheduler),
+		cmocka_unit_test(server_separate_metrics_listener),
 	};
 
 	setenv("TZ", "UTC", 1);
