@@ -918,6 +918,10 @@ static const struct field inventory_fields[] = {
 	{ .key = "staleAfter", .kind = K_DURATION, .offset = CFG(stale_after_ms),
 	  .min = 1000, .max = 86400000, .range = "1s..24h" },
 	{ .key = "onStale", .kind = K_ENUM, .names = on_stale_names, .set = set_on_stale },
+	{ .key = "watchIdleTimeout", .kind = K_DURATION, .offset = CFG(watch_idle_timeout_ms),
+	  .min = 1000, .max = 3600000, .range = "1s..1h" },
+	{ .key = "requestTimeout", .kind = K_DURATION, .offset = CFG(request_timeout_ms),
+	  .min = 1000, .max = 600000, .range = "1s..10m" },
 };
 
 static const struct field weight_fields[] = {
@@ -1056,6 +1060,8 @@ void config_init(struct config *c)
 	c->inventory_poll_ms = 500;
 	c->kubeconfig = NULL;
 	c->stale_after_ms = 300000;
+	c->watch_idle_timeout_ms = 90000;
+	c->request_timeout_ms = 30000;
 	c->on_stale = CONFIG_STALE_FAIL_CLOSED;
 	c->missing_inventory = CONFIG_MISSING_ALLOW;
 	c->scoring.strategy = SCORE_LEAST_ALLOCATED;

@@ -108,10 +108,36 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 	struct wire_args args;
 	uint64_t counts[METRICS_NOUTCOMES] = { 0 };
 	size_t i, n = 0;
+	bool stale = false;
 	char *json;
 
 	if (!decode(body, len, true, &args, &demand, out))
 		return;
+	if (h->stale_after_ms > 0) {
+		int64_t contact = store_last_contact_ms(h->store);
+		int64_t age = contact ? store_now_ms() - contact : -1;
+
+		if (age < 0 || age > h->stale_after_ms) {
+			char text[300];
+
+			if (age < 0)
+				snprintf(text, sizeof text, "topology inventory unavailable: no contact with the inventory source yet");
+			else
+				snprintf(text, sizeof text,
+					 "topology inventory unavailable: last contact with the inventory source %llds ago (staleAfter %llds)",
+					 (long long)(age / 1000), (long long)(h->stale_after_ms / 1000));
+			if (!h->fail_open) {
+				json = wire_encode_filter_error(text, &n);
+				log_warn("filter refused: inventory stale", "pod=%s/%s age_ms=%lld",
+					 args.pod.namespace_, args.pod.name, (long long)age);
+				reply_json(out, json, n);
+				pod_demand_free(demand);
+				wire_args_cleanup(&args);
+				return;
+			}
+			stale = true;
+		}
+	}
 	set = store_acquire(h->store);
 	settings = settings_acquire(h->settings);
 	outcome = xcalloc(args.nnames + 1, sizeof *outcome);
@@ -141,6 +167,8 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 			outcome[i] = v.unresolvable ? WIRE_UNRESOLVABLE : WIRE_FAILED;
 			counts[v.unresolvable ? METRICS_UNRESOLVABLE : METRICS_FAILED]++;
 			verdict_summary(&v, summary, sizeof summary);
+			if (stale)
+				strncat(summary, " [inventory stale]", sizeof summary - strlen(summary) - 1);
 			why[i] = intern(&reasons, summary);
 			metrics_rejection(verdict_reason_name(v.reason));
 			if (log_enabled(CONFIG_LOG_DEBUG))

@@ -6,7 +6,9 @@
 #ifndef EXTENDER_HANDLERS_H
 #define EXTENDER_HANDLERS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "extender/settings.h"
 #include "extender/store.h"
@@ -14,6 +16,11 @@
 struct handler_ctx {
 	struct store *store;
 	struct settings_holder *settings;
+	/* > 0: the inventory is stale when the source has not heard from its
+	 * origin for this long; then filter answers Error (fail closed) or, with
+	 * fail_open, judges on the last data and says so in the reasons. */
+	int64_t stale_after_ms;
+	bool fail_open;
 };
 
 struct reply {

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "extender/store.h"
 #include "extender/xalloc.h"
 
 static const char *const verb_names[METRICS_NVERBS] = { "filter", "prioritize", "other" };
@@ -33,6 +34,45 @@ static _Atomic uint64_t nodes[METRICS_NVERBS][METRICS_NOUTCOMES];
 static _Atomic uint64_t rejections[NREASONS];
 static _Atomic uint64_t inventory_nodes, inventory_generation, inventory_errors, inventory_reloads;
 static _Atomic uint64_t config_reloads_ok, config_reloads_err;
+static const char *const event_types[] = { "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR" };
+#define NEVENTS (sizeof event_types / sizeof event_types[0])
+static _Atomic uint64_t kube_restarts, kube_relists, kube_events[NEVENTS + 1];
+static _Atomic uint64_t kube_hist[NBUCKETS + 1], kube_hist_sum_ns;
+static struct store *_Atomic metrics_store;
+
+void metrics_kube_watch_restart(void)
+{
+	atomic_fetch_add(&kube_restarts, 1);
+}
+
+void metrics_kube_relist(void)
+{
+	atomic_fetch_add(&kube_relists, 1);
+}
+
+void metrics_kube_event(const char *type)
+{
+	size_t i;
+
+	for (i = 0; i < NEVENTS && strcmp(event_types[i], type) != 0; i++)
+		;
+	atomic_fetch_add(&kube_events[i], 1);
+}
+
+void metrics_kube_request(double seconds)
+{
+	size_t i;
+
+	for (i = 0; i < NBUCKETS && seconds > buckets[i]; i++)
+		;
+	atomic_fetch_add(&kube_hist[i], 1);
+	atomic_fetch_add(&kube_hist_sum_ns, (uint64_t)(seconds * 1e9));
+}
+
+void metrics_set_store(struct store *s)
+{
+	atomic_store(&metrics_store, s);
+}
 
 void metrics_request(enum metrics_verb verb, int http_status, double seconds)
 {
@@ -182,6 +222,58 @@ char *metrics_render(size_t *len)
 	    (unsigned long long)atomic_load(&inventory_reloads),
 	    (unsigned long long)atomic_load(&config_reloads_ok),
 	    (unsigned long long)atomic_load(&config_reloads_err));
+	put(&b, "# HELP numa_extender_kube_watch_restarts_total NodeResourceTopology watches reopened.\n"
+		"# TYPE numa_extender_kube_watch_restarts_total counter\n"
+		"numa_extender_kube_watch_restarts_total %llu\n"
+		"# HELP numa_extender_kube_relists_total Full lists of NodeResourceTopology objects.\n"
+		"# TYPE numa_extender_kube_relists_total counter\n"
+		"numa_extender_kube_relists_total %llu\n"
+		"# HELP numa_extender_kube_watch_events_total Watch events by type.\n"
+		"# TYPE numa_extender_kube_watch_events_total counter\n",
+	    (unsigned long long)atomic_load(&kube_restarts),
+	    (unsigned long long)atomic_load(&kube_relists));
+	for (i = 0; i <= NEVENTS; i++)
+		put(&b, "numa_extender_kube_watch_events_total{type=\"%s\"} %llu\n",
+		    i < NEVENTS ? event_types[i] : "other", (unsigned long long)atomic_load(&kube_events[i]));
+	put(&b, "# HELP numa_extender_kube_request_duration_seconds API server round trips (list pages).\n"
+		"# TYPE numa_extender_kube_request_duration_seconds histogram\n");
+	{
+		uint64_t cum = 0;
+
+		for (i = 0; i <= NBUCKETS; i++) {
+			cum += atomic_load(&kube_hist[i]);
+			if (i < NBUCKETS)
+				put(&b, "numa_extender_kube_request_duration_seconds_bucket{le=\"%g\"} %llu\n",
+				    buckets[i], (unsigned long long)cum);
+			else
+				put(&b, "numa_extender_kube_request_duration_seconds_bucket{le=\"+Inf\"} %llu\n",
+				    (unsigned long long)cum);
+		}
+		put(&b, "numa_extender_kube_request_duration_seconds_sum %.9f\n"
+			"numa_extender_kube_request_duration_seconds_count %llu\n",
+		    (double)atomic_load(&kube_hist_sum_ns) / 1e9, (unsigned long long)cum);
+	}
+	{
+		struct store *st = atomic_load(&metrics_store);
+
+		if (st != NULL) {
+			struct store_set *set = store_acquire(st);
+			int64_t now = store_now_ms(), oldest = now, contact = store_last_contact_ms(st);
+
+			for (i = 0; i < store_size(set); i++)
+				if (store_at(set, i)->loaded_ms < oldest)
+					oldest = store_at(set, i)->loaded_ms;
+			store_release(set);
+			put(&b, "# HELP numa_extender_inventory_oldest_age_seconds Age of the oldest node snapshot.\n"
+				"# TYPE numa_extender_inventory_oldest_age_seconds gauge\n"
+				"numa_extender_inventory_oldest_age_seconds %.3f\n"
+				"# HELP numa_extender_inventory_contact_age_seconds Time since the inventory source last heard from its origin (-1: never).\n"
+				"# TYPE numa_extender_inventory_contact_age_seconds gauge\n"
+				"numa_extender_inventory_contact_age_seconds %.3f\n",
+			    (double)(now - oldest) / 1000.0,
+			    contact ? (double)(now - contact) / 1000.0 : -1.0);
+		}
+	}
 	*len = b.len;
 	return b.p;
 }
@@ -207,4 +299,8 @@ void metrics_reset(void)
 	atomic_store(&inventory_reloads, 0);
 	atomic_store(&config_reloads_ok, 0);
 	atomic_store(&config_reloads_err, 0);
+	atomic_store(&kube_restarts, 0);
+	atomic_store(&kube_relists, 0);
+	for (i = 0; i <= NEVENTS; i++)
+		atomic_store(&kube_events[i], 0);
 }

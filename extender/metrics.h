@@ -28,6 +28,15 @@ void metrics_inventory_error(void);
 void metrics_inventory_reload(void);
 void metrics_config_reload(int ok);
 
+/* Kubernetes source. */
+void metrics_kube_watch_restart(void);
+void metrics_kube_relist(void);
+void metrics_kube_event(const char *type);
+void metrics_kube_request(double seconds);
+/* The store whose node ages and last contact /metrics reports (or NULL). */
+struct store;
+void metrics_set_store(struct store *s);
+
 /* Renders everything into a new malloc'd buffer (*len without the NUL). */
 char *metrics_render(size_t *len);
 

@@ -16,6 +16,7 @@
 #include "extender/server.h"
 #include "extender/settings.h"
 #include "extender/source_files.h"
+#include "extender/source_kube.h"
 #include "extender/store.h"
 #include "extender/xalloc.h"
 
@@ -129,6 +130,7 @@ static void reload(const struct flags *f, const struct config *running,
 int serve_main(int argc, char **argv)
 {
 	struct source_files *files = NULL;
+	struct source_kube *kube = NULL;
 	struct settings_holder holder;
 	struct server *server = NULL;
 	struct store *store = NULL;
@@ -147,11 +149,6 @@ int serve_main(int argc, char **argv)
 		config_cleanup(&cfg);
 		return 2;
 	}
-	if (cfg.inventory_source != CONFIG_SOURCE_FILES) {
-		fprintf(stderr, "numa-extender serve: inventory.source kubernetes is not available in this build\n");
-		config_cleanup(&cfg);
-		return 2;
-	}
 	log_set_level(cfg.log_level);
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&sigs);
@@ -161,12 +158,25 @@ int serve_main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 
 	store = store_new();
-	files = source_files_new(store, cfg.inventory_dir);
-	source_files_scan(files);
-	source_files_start(files, cfg.inventory_poll_ms);
+	metrics_set_store(store);
 	settings_holder_init(&holder, settings_new(&cfg));
+	memset(&ctx, 0, sizeof ctx);
 	ctx.store = store;
 	ctx.settings = &holder;
+	if (cfg.inventory_source == CONFIG_SOURCE_KUBERNETES) {
+		if (source_kube_start(store, &cfg, &kube, &msg) != ERR_OK) {
+			log_error("cannot use the Kubernetes API", "error=\"%s\"", msg.text);
+			fprintf(stderr, "numa-extender serve: %s\n", msg.text);
+			status = 2;
+			goto out;
+		}
+		ctx.stale_after_ms = cfg.stale_after_ms;
+		ctx.fail_open = cfg.on_stale == CONFIG_STALE_FAIL_OPEN;
+	} else {
+		files = source_files_new(store, cfg.inventory_dir);
+		source_files_scan(files);
+		source_files_start(files, cfg.inventory_poll_ms);
+	}
 	if (server_start(&cfg, &ctx, &server, &msg) != ERR_OK) {
 		log_error("cannot start the server", "error=\"%s\"", msg.text);
 		status = 1;
@@ -189,8 +199,10 @@ int serve_main(int argc, char **argv)
 	log_info("stopped", NULL);
 out:
 	server_drain_and_stop(server, 0);
+	source_kube_stop(kube);
 	source_files_free(files);
 	settings_holder_cleanup(&holder);
+	metrics_set_store(NULL);
 	store_free(store);
 	config_cleanup(&cfg);
 	return status;

@@ -280,6 +280,7 @@ int source_files_scan(struct source_files *sf)
 	} else {
 		store_batch_free(b);
 	}
+	store_touch(sf->store);
 	if (!sf->scanned) {
 		sf->scanned = true;
 		store_set_ready(sf->store, true);

@@ -24,6 +24,7 @@ struct store {
 	pthread_mutex_t publish_lock;  /* one publisher at a time */
 	struct store_set *current;
 	_Atomic bool ready;
+	_Atomic int64_t last_contact_ms;
 };
 
 struct batch_entry {
@@ -93,6 +94,7 @@ struct store *store_new(void)
 	pthread_mutex_init(&s->publish_lock, NULL);
 	s->current = set_new(0, 0);
 	atomic_init(&s->ready, false);
+	atomic_init(&s->last_contact_ms, 0);
 	return s;
 }
 
@@ -261,6 +263,21 @@ uint64_t store_publish(struct store *s, struct store_batch *b)
 	store_release(old);
 	store_batch_free(b);
 	return generation;
+}
+
+int64_t store_now_ms(void)
+{
+	return now_ms();
+}
+
+void store_touch(struct store *s)
+{
+	atomic_store(&s->last_contact_ms, now_ms());
+}
+
+int64_t store_last_contact_ms(struct store *s)
+{
+	return atomic_load(&s->last_contact_ms);
 }
 
 void store_set_ready(struct store *s, bool ready)

@@ -57,6 +57,13 @@ size_t store_batch_size(const struct store_batch *b);
 uint64_t store_publish(struct store *s, struct store_batch *b);
 void store_batch_free(struct store_batch *b);
 
+/* Freshness: sources call store_touch whenever they hear from their origin
+ * (a list, watch bytes, a bookmark); 0 until the first contact. */
+void store_touch(struct store *s);
+int64_t store_last_contact_ms(struct store *s);
+/* Milliseconds of CLOCK_REALTIME, the clock of loaded_ms and contacts. */
+int64_t store_now_ms(void);
+
 /* Readiness: set once the source's first complete load is in. */
 void store_set_ready(struct store *s, bool ready);
 bool store_ready(struct store *s);
