@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A fake Kubernetes API server for tests: the list/watch/get protocol of the
+ * cluster-scoped NodeResourceTopology resource (topology.node.k8s.io,
+ * v1alpha2 and/or v1alpha1) on 127.0.0.1, plain HTTP or TLS, with bearer-token
+ * authentication and scripted faults, plus the group version's discovery
+ * document. It serves nothing else: no other resources, no writes through
+ * HTTP (405), no selectors, no protobuf. A list always shows the newest state
+ * (resourceVersion and resourceVersionMatch on a list are ignored); a watch
+ * from a resourceVersion newer than the counter is accepted.
+ *
+ * Ownership and threads: every function may be called from any thread while
+ * the server's threads stream; one mutex guards all state. Strings passed in
+ * are copied. fake_apiserver_stop() accepts NULL. */
+#ifndef TESTS_FAKE_APISERVER_H
+#define TESTS_FAKE_APISERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The protocol, under /apis/topology.node.k8s.io/<version>/noderesourcetopologies:
+ * - Every request: authentication (401), then fail_next, then GET only (405),
+ *   then routing; an unserved path gets kube's 404 Status "the server could
+ *   not find the requested resource". Errors are metav1.Status objects.
+ * - List: items sorted by name. ?limit=N (capped by page_limit_max) pages with
+ *   an opaque base64url continue token. The first page of a paged list takes
+ *   a snapshot; later pages come from it at the first page's resourceVersion,
+ *   as etcd serves them. Tokens from before expire_history, or older than the
+ *   64 newest snapshots, get 410 Expired; a malformed token gets 400.
+ * - Watch (?watch=1|true): chunked application/json, one event per line and
+ *   per chunk (split only when longer than MHD's buffer). resourceVersion
+ *   unset or "0": a synthetic ADDED for every object (by name), then
+ *   changes. resourceVersion=N: every recorded change after N, then live
+ *   changes; N too old: HTTP 410. timeoutSeconds=T ends the stream cleanly
+ *   after T s (0: never). Headers go out before the first event.
+ * - Get (.../noderesourcetopologies/NAME): the object or a 404 Status. */
+
+struct fake_apiserver;
+
+struct fake_apiserver_options {
+	const char *cert_file, *key_file;    /* PEM files; NULL: plain HTTP */
+	const char *token;                   /* required "Authorization: Bearer <token>"; NULL: none */
+	bool serve_v1alpha2, serve_v1alpha1; /* which versions are served (404 for the others) */
+	size_t page_limit_max;               /* cap on ?limit= (0: no cap); no ?limit: one page */
+};
+
+/* Listens on 127.0.0.1 on an ephemeral port. NULL when the certificate or
+ * key cannot be read or the daemon does not start (a message goes to
+ * stderr). */
+struct fake_apiserver *fake_apiserver_start(const struct fake_apiserver_options *o);
+/* Ends every open stream at once (the client sees a truncated stream),
+ * stops the daemon, frees everything. Does not wait for clients. */
+void fake_apiserver_stop(struct fake_apiserver *s);
+int fake_apiserver_port(const struct fake_apiserver *s);
+
+/* Objects. The server keeps one NodeResourceTopology per name, stored as
+ * v1alpha2 (apiVersion and kind are set; served as v1alpha1 only apiVersion
+ * changes). Every put and every delete of an existing name is a change: it
+ * takes the next value of a global resourceVersion counter (as etcd's
+ * revision), is recorded in the history and is sent to open watches as
+ * ADDED / MODIFIED / DELETED. A DELETED event carries the last state of the
+ * object with the deletion's resourceVersion, as the real server does. */
+
+/* Adds or replaces; sets metadata.name and metadata.resourceVersion in the
+ * stored object. object_json must be a JSON object (aborts otherwise: a test
+ * bug). Returns the new resourceVersion. */
+unsigned long long fake_apiserver_put(struct fake_apiserver *s, const char *name,
+				      const char *object_json);
+/* Deleting a name that is absent changes nothing and returns 0; otherwise
+ * returns the deletion's resourceVersion. */
+unsigned long long fake_apiserver_delete(struct fake_apiserver *s, const char *name);
+/* A snapshot of the current objects sorted by name: names and the stored
+ * (v1alpha2) JSON text, with metadata.resourceVersion inside. Both arrays
+ * and every string are malloc'd and the caller's (fake_apiserver_list_free
+ * frees them). */
+size_t fake_apiserver_list(struct fake_apiserver *s, char ***names, char ***json);
+void fake_apiserver_list_free(char **names, char **json, size_t n);
+/* The current value of the resourceVersion counter (what a list now returns). */
+unsigned long long fake_apiserver_resource_version(struct fake_apiserver *s);
+
+/* Faults. "Open watches" are the watch streams open at the time of the
+ * call; each queued item is delivered in the order of the calls. */
+
+/* Every open watch is cut mid-stream: the connection closes without the
+ * terminating chunk (the client sees a transfer error), events still queued
+ * for it are dropped. Watches opened later are unaffected. */
+void fake_apiserver_disconnect_watches(struct fake_apiserver *s);
+/* The next `count` requests that pass authentication (list, watch, get or
+ * any other path) are answered `status` with a Status object body (reason
+ * from the code: 400 BadRequest, 401 Unauthorized, 403 Forbidden,
+ * 404 NotFound, 409 Conflict, 410 Expired, 429 TooManyRequests,
+ * 500 InternalError, 503 ServiceUnavailable, 504 Timeout; 429 and 503 also
+ * carry "Retry-After: 1"). A later call replaces an unused remainder. They
+ * are not counted in lists, list_pages or watches. */
+void fake_apiserver_fail_next(struct fake_apiserver *s, int status, int count);
+/* Compaction: every resourceVersion issued so far becomes too old. A watch
+ * from one of them gets HTTP 410 with reason "Expired", and so does a list
+ * continue token issued so far. The counter advances by one (as etcd's
+ * revision does for changes to other resources), so a list made afterwards
+ * returns a resourceVersion that can be watched. Open watches are not
+ * touched (see fake_apiserver_send_error_event_410). */
+void fake_apiserver_expire_history(struct fake_apiserver *s);
+/* Every open watch receives {"type":"ERROR","object":{"kind":"Status",
+ * "apiVersion":"v1","metadata":{},"status":"Failure","message":"too old
+ * resource version: ...","reason":"Expired","code":410}} after what is
+ * already queued for it, then the stream ends cleanly (terminating chunk).
+ * It does not expire the history by itself: call expire_history too if a
+ * re-watch from the same resourceVersion should also get 410. */
+void fake_apiserver_send_error_event_410(struct fake_apiserver *s);
+/* While stalled, no watch stream sends anything (not even bookmarks, the
+ * ending of timeoutSeconds or of an ERROR event); this also holds for
+ * watches opened during the stall, once their headers are out. Events
+ * queue up and flow when the stall is lifted. Disconnects and stop still
+ * act at once. */
+void fake_apiserver_stall_watches(struct fake_apiserver *s, bool stall);
+/* Every open watch receives this raw line plus "\n" (not validated). */
+void fake_apiserver_send_garbage(struct fake_apiserver *s, const char *line);
+/* Every open watch that asked allowWatchBookmarks=true receives
+ * {"type":"BOOKMARK","object":{"kind":"NodeResourceTopology","apiVersion":
+ * "topology.node.k8s.io/<its version>","metadata":{"resourceVersion":
+ * "<the counter now>"}}}. The server never sends bookmarks on its own. */
+void fake_apiserver_send_bookmark(struct fake_apiserver *s);
+
+/* Counters for assertions:
+ * lists: list requests served 200 without a continue token (new lists);
+ * list_pages: list pages served 200 (the first page included);
+ * watches: watch streams opened (200);
+ * auth_failures: 401 replies for a missing or wrong bearer token;
+ * gone: 410s sent, as HTTP replies or as ERROR events (one per stream). */
+struct fake_apiserver_stats {
+	unsigned lists, list_pages, watches, auth_failures, gone;
+};
+void fake_apiserver_stats(struct fake_apiserver *s, struct fake_apiserver_stats *out);
+/* Waits until exactly n watch streams are open; false after timeout_ms. */
+bool fake_apiserver_wait_watches(struct fake_apiserver *s, unsigned n, int timeout_ms);
+
+#endif
