@@ -922,6 +922,8 @@ static const struct field inventory_fields[] = {
 	  .min = 1000, .max = 3600000, .range = "1s..1h" },
 	{ .key = "requestTimeout", .kind = K_DURATION, .offset = CFG(request_timeout_ms),
 	  .min = 1000, .max = 600000, .range = "1s..10m" },
+	{ .key = "maxEventBytes", .kind = K_BYTES, .offset = CFG(max_event_bytes),
+	  .min = 64 * 1024, .max = (int64_t)1 << 30, .range = "64Ki..1Gi" },
 };
 
 static const struct field weight_fields[] = {
@@ -1062,6 +1064,7 @@ void config_init(struct config *c)
 	c->stale_after_ms = 300000;
 	c->watch_idle_timeout_ms = 90000;
 	c->request_timeout_ms = 30000;
+	c->max_event_bytes = (int64_t)16 << 20;
 	c->on_stale = CONFIG_STALE_FAIL_CLOSED;
 	c->missing_inventory = CONFIG_MISSING_ALLOW;
 	c->scoring.strategy = SCORE_LEAST_ALLOCATED;

@@ -60,6 +60,7 @@ struct config {
 	int64_t stale_after_ms;                /* kubernetes: default 300000 */
 	int64_t watch_idle_timeout_ms;         /* kubernetes: silent watch is reconnected, default 90 s */
 	int64_t request_timeout_ms;            /* kubernetes: one list page, default 30 s */
+	int64_t max_event_bytes;               /* kubernetes: one watch event, default 16 MiB */
 	enum config_on_stale on_stale;         /* kubernetes: default fail closed */
 
 	enum config_missing missing_inventory; /* default allow */

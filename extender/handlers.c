@@ -8,6 +8,7 @@
 
 #include "extender/log.h"
 #include "extender/metrics.h"
+#include "extender/score_cache.h"
 #include "extender/wire.h"
 #include "extender/xalloc.h"
 #include "topology/demand.h"
@@ -107,6 +108,7 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 	const char **why;
 	struct wire_args args;
 	uint64_t counts[METRICS_NOUTCOMES] = { 0 };
+	int64_t *scores;
 	size_t i, n = 0;
 	bool stale = false;
 	char *json;
@@ -142,6 +144,7 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 	settings = settings_acquire(h->settings);
 	outcome = xcalloc(args.nnames + 1, sizeof *outcome);
 	why = xcalloc(args.nnames + 1, sizeof *why);
+	scores = xcalloc(args.nnames + 1, sizeof *scores);
 	for (i = 0; i < args.nnames; i++) {
 		const struct store_node *sn = store_get(set, args.names[i]);
 		struct verdict v;
@@ -159,10 +162,13 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 			}
 			continue;
 		}
-		judge_node(sn->inventory, demand, &v);
+		judge_node_ex(sn->inventory, demand,
+			      JUDGE_UNRESOLVABLE | (log_enabled(CONFIG_LOG_DEBUG) ? JUDGE_DETAIL : 0), &v);
 		if (v.admit) {
 			outcome[i] = WIRE_PASS;
 			counts[METRICS_PASS]++;
+			/* kube-scheduler asks prioritize next, for the same pod. */
+			scores[i] = score_node(&settings->scoring, sn->inventory, &v, NULL);
 		} else {
 			outcome[i] = v.unresolvable ? WIRE_UNRESOLVABLE : WIRE_FAILED;
 			counts[v.unresolvable ? METRICS_UNRESOLVABLE : METRICS_FAILED]++;
@@ -180,6 +186,12 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 	}
 	json = wire_encode_filter(&args, outcome, why, &n);
 	reply_json(out, json, n);
+	if (!stale) {
+		char *key = pod_demand_key(demand);
+
+		score_cache_put(key, store_generation(set), settings, args.names, scores, args.nnames);
+		free(key);
+	}
 	for (i = 0; i < METRICS_NOUTCOMES; i++)
 		if (counts[i])
 			metrics_nodes(METRICS_FILTER, (enum metrics_outcome)i, counts[i]);
@@ -190,6 +202,7 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 		  (unsigned long long)counts[METRICS_NO_INVENTORY]);
 	free(outcome);
 	free(why);
+	free(scores);
 	reasons_free(&reasons);
 	settings_unref(settings);
 	store_release(set);
@@ -205,23 +218,33 @@ void handle_prioritize(const struct handler_ctx *h, const char *body, size_t len
 	struct settings *settings;
 	struct wire_args args;
 	int64_t *scores;
+	unsigned char *found;
 	size_t i, n = 0;
-	char *json;
+	char *json, *key;
 
 	if (!decode(body, len, false, &args, &demand, out))
 		return;
 	set = store_acquire(h->store);
 	settings = settings_acquire(h->settings);
 	scores = xcalloc(args.nnames + 1, sizeof *scores);
+	found = xcalloc(args.nnames + 1, 1);
+	key = pod_demand_key(demand);
+	metrics_score_cache_hits(score_cache_get(key, store_generation(set), settings, args.names,
+						 args.nnames, scores, found));
+	free(key);
 	for (i = 0; i < args.nnames; i++) {
-		const struct store_node *sn = store_get(set, args.names[i]);
+		const struct store_node *sn;
 		struct verdict v;
 
+		if (found[i])
+			continue;
+		sn = store_get(set, args.names[i]);
 		if (sn == NULL) {
 			metrics_nodes(METRICS_PRIORITIZE, METRICS_NO_INVENTORY, 1);
 			continue; /* no inventory: 0 */
 		}
-		judge_node(sn->inventory, demand, &v);
+		/* Scores need the placement of admitted pods only. */
+		judge_node_ex(sn->inventory, demand, 0, &v);
 		scores[i] = score_node(&settings->scoring, sn->inventory, &v, NULL);
 		metrics_nodes(METRICS_PRIORITIZE, v.admit ? METRICS_PASS
 							  : v.unresolvable ? METRICS_UNRESOLVABLE
@@ -230,6 +253,7 @@ void handle_prioritize(const struct handler_ctx *h, const char *body, size_t len
 	}
 	json = wire_encode_prioritize(&args, scores, &n);
 	reply_json(out, json, n);
+	free(found);
 	free(scores);
 	settings_unref(settings);
 	store_release(set);

@@ -34,6 +34,12 @@ static _Atomic uint64_t nodes[METRICS_NVERBS][METRICS_NOUTCOMES];
 static _Atomic uint64_t rejections[NREASONS];
 static _Atomic uint64_t inventory_nodes, inventory_generation, inventory_errors, inventory_reloads;
 static _Atomic uint64_t config_reloads_ok, config_reloads_err;
+static _Atomic uint64_t score_cache_hits;
+
+void metrics_score_cache_hits(uint64_t n)
+{
+	atomic_fetch_add(&score_cache_hits, n);
+}
 static const char *const event_types[] = { "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR" };
 #define NEVENTS (sizeof event_types / sizeof event_types[0])
 static _Atomic uint64_t kube_restarts, kube_relists, kube_events[NEVENTS + 1];
@@ -222,6 +228,10 @@ char *metrics_render(size_t *len)
 	    (unsigned long long)atomic_load(&inventory_reloads),
 	    (unsigned long long)atomic_load(&config_reloads_ok),
 	    (unsigned long long)atomic_load(&config_reloads_err));
+	put(&b, "# HELP numa_extender_score_cache_hits_total Prioritize nodes answered from the scores filter computed.\n"
+		"# TYPE numa_extender_score_cache_hits_total counter\n"
+		"numa_extender_score_cache_hits_total %llu\n",
+	    (unsigned long long)atomic_load(&score_cache_hits));
 	put(&b, "# HELP numa_extender_kube_watch_restarts_total NodeResourceTopology watches reopened.\n"
 		"# TYPE numa_extender_kube_watch_restarts_total counter\n"
 		"numa_extender_kube_watch_restarts_total %llu\n"
@@ -299,6 +309,7 @@ void metrics_reset(void)
 	atomic_store(&inventory_reloads, 0);
 	atomic_store(&config_reloads_ok, 0);
 	atomic_store(&config_reloads_err, 0);
+	atomic_store(&score_cache_hits, 0);
 	atomic_store(&kube_restarts, 0);
 	atomic_store(&kube_relists, 0);
 	for (i = 0; i <= NEVENTS; i++)

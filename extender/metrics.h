@@ -23,6 +23,9 @@ void metrics_nodes(enum metrics_verb verb, enum metrics_outcome outcome, uint64_
 /* A rejection by kubelet reason name ("TopologyAffinityError", ...). */
 void metrics_rejection(const char *reason);
 
+/* Prioritize nodes answered from filter's cached scores. */
+void metrics_score_cache_hits(uint64_t n);
+
 void metrics_inventory(uint64_t nodes, uint64_t generation);
 void metrics_inventory_error(void);
 void metrics_inventory_reload(void);

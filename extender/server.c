@@ -22,6 +22,7 @@
 #include "extender/doc.h"
 #include "extender/log.h"
 #include "extender/metrics.h"
+#include "extender/score_cache.h"
 #include "extender/xalloc.h"
 
 enum route {
@@ -529,6 +530,8 @@ void server_drain_and_stop(struct server *s, int64_t deadline_ms)
 			 atomic_load(&s->inflight));
 	listener_stop(&s->main);
 	listener_stop(&s->metrics);
+	/* Cached scores hold settings references; no request can use them now. */
+	score_cache_clear();
 	for (i = 0; i < 2; i++)
 		if (fds[i] != MHD_INVALID_SOCKET)
 			close(fds[i]);

@@ -212,7 +212,8 @@ int source_files_scan(struct source_files *sf)
 	}
 	closedir(d);
 	/* Name order, so that "the first file wins" is well defined. */
-	qsort(paths, npaths, sizeof *paths, by_name);
+	if (npaths > 0)
+		qsort(paths, npaths, sizeof *paths, by_name);
 	stats = xcalloc(npaths + 1, sizeof *stats);
 	for (i = 0; i < sf->nfiles; i++)
 		sf->files[i].seen = false;
@@ -251,7 +252,8 @@ int source_files_scan(struct source_files *sf)
 		free(f->path);
 		sf->files[i] = sf->files[--sf->nfiles];
 	}
-	qsort(sf->files, sf->nfiles, sizeof *sf->files, by_path);
+	if (sf->nfiles > 0)
+		qsort(sf->files, sf->nfiles, sizeof *sf->files, by_path);
 	/* Pass 3: changed files, in name order. */
 	for (k = 0; k < npaths; k++) {
 		for (i = 0; i < sf->nfiles; i++) {

@@ -22,7 +22,6 @@
 
 #define LIST_PAGE 500
 #define LIST_MAX_BYTES ((size_t)256 << 20)
-#define EVENT_MAX_BYTES ((size_t)16 << 20)
 #define BACKOFF_MIN_MS 250
 #define BACKOFF_MAX_MS 30000
 #define WATCH_TIMEOUT_S 300
@@ -32,6 +31,7 @@ struct source_kube {
 	struct kube_credentials creds;
 	char version[16];
 	int64_t idle_ms, request_ms;
+	size_t max_event;
 	pthread_t thread;
 	bool running;
 	_Atomic bool stop;
@@ -303,14 +303,15 @@ static bool do_list(struct source_kube *k)
 		break;
 	}
 	/* Nodes the API no longer lists go away. */
-	qsort(names, nnames, sizeof *names, by_name);
+	if (nnames > 0)
+		qsort(names, nnames, sizeof *names, by_name);
 	{
 		struct store_set *set = store_acquire(k->store);
 
 		for (i = 0; i < store_size(set); i++) {
 			const char *have = store_at(set, i)->inventory->name;
 
-			if (bsearch(&have, names, nnames, sizeof *names, by_name) == NULL)
+			if (nnames == 0 || bsearch(&have, names, nnames, sizeof *names, by_name) == NULL)
 				store_batch_delete(batch, have);
 		}
 		store_release(set);
@@ -415,10 +416,10 @@ static size_t watch_write(char *data, size_t size, size_t n, void *arg)
 		return buffer_write(data, size, n, &w->line) == add ? add : 0;
 	}
 	store_touch(w->k->store);
-	if (w->line.len + add > EVENT_MAX_BYTES + 1) {
+	if (w->line.len + add > w->k->max_event + 1) {
 		/* Only a line longer than the cap can get here. */
 		log_error("watch event larger than the limit; relisting", "limit_bytes=%zu",
-			  (size_t)EVENT_MAX_BYTES);
+			  w->k->max_event);
 		w->end = WATCH_CORRUPT;
 		return 0;
 	}
@@ -435,9 +436,9 @@ static size_t watch_write(char *data, size_t size, size_t n, void *arg)
 	}
 	memmove(w->line.p, w->line.p + start, w->line.len - start);
 	w->line.len -= start;
-	if (w->line.len > EVENT_MAX_BYTES) {
+	if (w->line.len > w->k->max_event) {
 		log_error("watch event larger than the limit; relisting", "limit_bytes=%zu",
-			  (size_t)EVENT_MAX_BYTES);
+			  w->k->max_event);
 		publish(w->k, batch);
 		w->end = WATCH_CORRUPT;
 		return 0;
@@ -469,7 +470,7 @@ static enum watch_end do_watch(struct source_kube *k)
 
 	memset(&w, 0, sizeof w);
 	w.k = k;
-	w.line.max = EVENT_MAX_BYTES + 1;
+	w.line.max = k->max_event + 1;
 	w.end = WATCH_ENDED;
 	snprintf(path, sizeof path,
 		 "/apis/topology.node.k8s.io/%s/noderesourcetopologies?watch=1&resourceVersion=%s&allowWatchBookmarks=true&timeoutSeconds=%d",
@@ -576,6 +577,7 @@ enum err source_kube_start(struct store *store, const struct config *cfg,
 	k->store = store;
 	k->idle_ms = cfg->watch_idle_timeout_ms;
 	k->request_ms = cfg->request_timeout_ms;
+	k->max_event = (size_t)cfg->max_event_bytes;
 	atomic_init(&k->stop, false);
 	pthread_mutex_init(&k->lock, NULL);
 	pthread_cond_init(&k->wake, NULL);

@@ -226,7 +226,8 @@ uint64_t store_publish(struct store *s, struct store_batch *b)
 	size_t i = 0, j = 0;
 	uint64_t generation;
 
-	qsort(b->entries, b->n, sizeof *b->entries, entry_cmp);
+	if (b->n > 0)
+		qsort(b->entries, b->n, sizeof *b->entries, entry_cmp);
 	/* Publishers are serialised; readers only ever wait for the pointer
 	 * swap below. */
 	pthread_mutex_lock(&s->publish_lock);

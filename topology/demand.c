@@ -5,6 +5,8 @@
  * getPodDeviceRequest via component-helpers PodLimits) and qos.ComputePodQOS. */
 #include "demand.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -344,4 +346,57 @@ void pod_demand_free(struct pod_demand *d)
 	free(d->pod_memory);
 	free(d->pod_devices);
 	free(d);
+}
+
+static void key_put(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void key_put(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(*buf + *len, *cap - *len, fmt, ap);
+		va_end(ap);
+		if (n >= 0 && (size_t)n < *cap - *len) {
+			*len += (size_t)n;
+			return;
+		}
+		*cap *= 2;
+		*buf = xrealloc(*buf, *cap);
+	}
+}
+
+static void key_amounts(char **buf, size_t *len, size_t *cap, const struct demand_amount *a,
+			size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		key_put(buf, len, cap, "%s=%lld,", a[i].name, (long long)a[i].amount);
+	key_put(buf, len, cap, ";");
+}
+
+char *pod_demand_key(const struct pod_demand *d)
+{
+	size_t len = 0, cap = 256, i;
+	char *buf = xmalloc(cap);
+
+	buf[0] = '\0';
+	key_put(&buf, &len, &cap, "q%d|c%lld|w%d|", (int)d->qos, (long long)d->pod_cpus,
+		(int)d->pod_memory_whole);
+	key_amounts(&buf, &len, &cap, d->pod_memory, d->npod_memory);
+	key_amounts(&buf, &len, &cap, d->pod_devices, d->npod_devices);
+	for (i = 0; i < d->ncontainers; i++) {
+		const struct container_demand *c = &d->containers[i];
+
+		/* Names matter too: verdicts name containers. */
+		key_put(&buf, &len, &cap, "|%s:%d:%lld:%d:%d:", c->name, (int)c->kind,
+			(long long)c->cpus, (int)c->has_cpu_request, (int)c->memory_whole);
+		key_amounts(&buf, &len, &cap, c->memory, c->nmemory);
+		key_amounts(&buf, &len, &cap, c->devices, c->ndevices);
+	}
+	return buf;
 }

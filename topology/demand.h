@@ -49,6 +49,10 @@ enum err pod_demand_new(const struct pod_spec *pod, struct pod_demand **out,
 			struct errmsg *msg);
 void pod_demand_free(struct pod_demand *d);
 
+/* A canonical text of everything the judge reads from a demand: two demands
+ * with the same key get the same verdict on the same node. New string. */
+char *pod_demand_key(const struct pod_demand *d);
+
 /* kubelet qos.ComputePodQOS over effective requests (requests defaulted from
  * limits, as the API server does); status.qosClass wins when set. */
 enum qos_class pod_qos(const struct pod_spec *pod);

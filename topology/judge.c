@@ -136,6 +136,25 @@ static void explain_rejection(const struct sim *s, const char *who,
 			blamed[nblamed++] = &lists[i];
 	qsort(blamed, nblamed, sizeof blamed[0], by_resource);
 	v->resources[0] = '\0';
+	if (!s->detail) {
+		size_t used = 0;
+
+		/* Names only: the filter path's short reason. */
+		for (i = 0; i < nblamed; i++) {
+			size_t len = strlen(blamed[i]->resource);
+
+			if (used + len + 3 >= sizeof v->resources)
+				break;
+			if (used) {
+				memcpy(v->resources + used, ", ", 2);
+				used += 2;
+			}
+			memcpy(v->resources + used, blamed[i]->resource, len);
+			used += len;
+			v->resources[used] = '\0';
+		}
+		return;
+	}
 	for (i = 0; i < nblamed; i++) {
 		const struct hint_list *l = blamed[i];
 		char amount[32];
@@ -310,6 +329,14 @@ static struct topo_hint hints_and_merge(struct sim *s, const struct ask *a,
 			*admit = true;
 			return best;
 		}
+		/* restricted admits only a preferred merge, and there is none
+		 * (unless memory may still say "no preference"): the rejection
+		 * is certain; only the message would need the best hint. */
+		if (!s->detail && s->node->policy == TM_POLICY_RESTRICTED &&
+		    !notes->memory_unsure) {
+			*admit = false;
+			return best;
+		}
 	}
 	*nlists = providers_hints(s, a, lists, notes);
 	if (notes->memory_missing_type) {
@@ -401,7 +428,7 @@ static void judge_pod_scope(struct sim *s, struct verdict *v, struct arena *scra
 
 /* One pass of the simulation on one node state. */
 static void judge_once(const struct inventory_node *node, const struct pod_demand *pod,
-		       struct verdict *v)
+		       bool detail, struct verdict *v)
 {
 	struct arena state, scratch;
 	struct sim s;
@@ -424,6 +451,7 @@ static void judge_once(const struct inventory_node *node, const struct pod_deman
 	arena_init(&scratch);
 	sim_init(&s, node, pod, &state);
 	s.arena = &scratch;
+	s.detail = detail;
 	if (node->policy == TM_POLICY_NONE)
 		judge_none(&s, v);
 	else if (node->scope == TM_SCOPE_POD)
@@ -445,11 +473,17 @@ static void judge_once(const struct inventory_node *node, const struct pod_deman
 void judge_node(const struct inventory_node *node, const struct pod_demand *pod,
 		struct verdict *out)
 {
+	judge_node_ex(node, pod, JUDGE_DETAIL | JUDGE_UNRESOLVABLE, out);
+}
+
+void judge_node_ex(const struct inventory_node *node, const struct pod_demand *pod,
+		   unsigned flags, struct verdict *out)
+{
 	memset(out, 0, sizeof *out);
 	out->containers = xcalloc(pod->ncontainers ? pod->ncontainers : 1,
 				  sizeof *out->containers);
-	judge_once(node, pod, out);
-	if (out->admit)
+	judge_once(node, pod, (flags & JUDGE_DETAIL) != 0, out);
+	if (out->admit || !(flags & JUDGE_UNRESOLVABLE))
 		return;
 	if (out->reason == REASON_CONFIG || node->emptied == NULL) {
 		out->unresolvable = true;
@@ -461,7 +495,7 @@ void judge_node(const struct inventory_node *node, const struct pod_demand *pod,
 		memset(&empty, 0, sizeof empty);
 		empty.containers = xcalloc(pod->ncontainers ? pod->ncontainers : 1,
 					   sizeof *empty.containers);
-		judge_once(node->emptied, pod, &empty);
+		judge_once(node->emptied, pod, false, &empty);
 		out->unresolvable = !empty.admit;
 		verdict_cleanup(&empty);
 	}

@@ -50,9 +50,26 @@ static inline int64_t verdict_usage(const struct verdict *v, int resource, int n
 	return v->usage[(size_t)resource * (size_t)v->usage_numa + (size_t)numa];
 }
 
-/* Judges the pod on the node. Fills out (verdict_cleanup frees it). */
+/* What a judgement computes beyond admit and reason. */
+enum judge_flags {
+	/* The one-line message with amounts and NUMA nodes, and on a
+	 * restricted rejection the exact best (non-preferred) hint. Without it
+	 * message is empty and resources still names what could not be aligned. */
+	JUDGE_DETAIL = 1,
+	/* Whether an empty node would admit (a second judgement on rejection);
+	 * without it unresolvable is false. */
+	JUDGE_UNRESOLVABLE = 2,
+};
+
+/* Judges the pod on the node with everything (JUDGE_DETAIL |
+ * JUDGE_UNRESOLVABLE). Fills out (verdict_cleanup frees it). */
 void judge_node(const struct inventory_node *node, const struct pod_demand *pod,
 		struct verdict *out);
+/* The same with only what flags ask for: the filter path needs no message,
+ * prioritize neither message nor unresolvable. Admit, reason, resources and,
+ * for admitted pods, affinities and usage are always exact. */
+void judge_node_ex(const struct inventory_node *node, const struct pod_demand *pod,
+		   unsigned flags, struct verdict *out);
 
 void verdict_cleanup(struct verdict *v);
 

@@ -362,6 +362,10 @@ static size_t memory_hints(struct sim *s, const struct ask *a, struct hint_list 
 		min_aff = preferred_memory_hints(s, a->memory, a->nmemory, res, pref);
 		memcpy(all, pref, words * sizeof *all);
 		count = 1;
+		notes->memory_unsure = true;
+		for (t = 0; t < words; t++)
+			if (pref[t])
+				notes->memory_unsure = false;
 	} else {
 		count = providers_memory_hints(s, a->memory, a->nmemory, all, pref);
 	}

@@ -32,6 +32,8 @@ struct sim {
 	struct arena *arena;          /* per-judgement scratch */
 	/* Phase 1 of a merge: providers generate preferred hints only. */
 	bool preferred_only;
+	/* Build messages (JUDGE_DETAIL). */
+	bool detail;
 	int64_t *avail;               /* [resource * n + numa]: free now */
 	int64_t *reuse;               /* [resource * n + numa]: reusable (cpu, devices) */
 	int64_t *used;                /* [resource * n + numa]: taken by this pod */
@@ -88,6 +90,9 @@ struct ask {
 struct provider_notes {
 	bool memory_missing_type;
 	char missing[96];
+	/* Phase 1 only: the memory provider found no preferred hint, so it may
+	 * still say "no preference" (no hint at all) in phase 2. */
+	bool memory_unsure;
 };
 
 /* Builds the flattened hint lists of every provider for one ask (devices,

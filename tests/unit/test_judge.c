@@ -206,6 +206,20 @@ static void judge_random_single_numa_shortcut_and_invariants(void **state)
 			fail_msg("%s", msg.text);
 		judge_node(node, demand, &v);
 		check_invariants(node, &v);
+		{
+			/* The brief judgement (filter path) agrees on everything it
+			 * computes. */
+			struct verdict b;
+
+			judge_node_ex(node, demand, JUDGE_UNRESOLVABLE, &b);
+			if (b.admit != v.admit || b.reason != v.reason ||
+			    b.unresolvable != v.unresolvable || strcmp(b.resources, v.resources) != 0 ||
+			    (v.admit && !same(&v, &b)))
+				fail_msg("case %ld: brief %d/%s/%d [%s] vs detailed %d/%s/%d [%s]", cases,
+					 b.admit, verdict_reason_name(b.reason), b.unresolvable, b.resources,
+					 v.admit, verdict_reason_name(v.reason), v.unresolvable, v.resources);
+			verdict_cleanup(&b);
+		}
 		if (v.admit)
 			admitted++;
 		else

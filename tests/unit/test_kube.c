@@ -275,11 +275,17 @@ static void kube_random_changes_with_faults(void **state)
 static void kube_oversized_event_relists(void **state)
 {
 	struct kenv e;
-	size_t big = ((size_t)16 << 20) + 4096;
+	size_t big = 300 * 1024; /* over the 256 KiB cap set below */
 	char *line = malloc(big + 1);
 
 	(void)state;
-	kenv_start(&e, NULL, NULL, true);
+	kenv_start(&e, NULL, NULL, false);
+	e.cfg.max_event_bytes = 256 * 1024;
+	{
+		struct errmsg msg;
+
+		assert_int_equal(source_kube_start(e.store, &e.cfg, &e.kube, &msg), ERR_OK);
+	}
 	wait_same(&e, 10, "the first list");
 	assert_true(fake_apiserver_wait_watches(e.api, 1, 5000));
 	memset(line, 'x', big);

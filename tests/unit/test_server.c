@@ -265,10 +265,27 @@ static void server_prioritize_fixture(void **state)
 	struct http_response r;
 	struct json_object *o;
 	char *body = read_file_or_die(FIXTURES "prioritize-request.json", NULL);
+	char *filter = read_file_or_die(FIXTURES "filter-request-nodecache.json", NULL);
+	char *cold;
 	size_t i;
 
 	(void)state;
 	env_start(&e, true, NULL);
+	request(&e, "POST", "/v1/prioritize", body, &r);
+	cold = strdup(r.body);
+	http_response_cleanup(&r);
+	/* After a filter for the same pod, prioritize answers from the scores
+	 * filter computed: they must be the very same. */
+	request(&e, "POST", "/v1/filter", filter, &r);
+	http_response_cleanup(&r);
+	request(&e, "POST", "/v1/prioritize", body, &r);
+	assert_string_equal(r.body, cold);
+	free(cold);
+	free(filter);
+	http_response_cleanup(&r);
+	request(&e, "GET", "/metrics", NULL, &r);
+	assert_non_null(strstr(r.body, "numa_extender_score_cache_hits_total 2\n"));
+	http_response_cleanup(&r);
 	request(&e, "POST", "/v1/prioritize", body, &r);
 	assert_int_equal(r.status, 200);
 	o = json_tokener_parse(r.body);
