@@ -19,6 +19,7 @@
 #include "quantity.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 __extension__ typedef unsigned __int128 u128;
@@ -293,4 +294,38 @@ int quantity_sign(const struct quantity *q)
 	if (q->mantissa == 0)
 		return 0;
 	return q->negative ? -1 : 1;
+}
+
+void quantity_format(const struct quantity *q, char *buf)
+{
+	u128 m;
+	char digits[48];
+	int n = 0, o = 0;
+
+	if (q->mantissa == 0) {
+		buf[0] = '0';
+		buf[1] = '\0';
+		return;
+	}
+	if (q->exp2 != 0 && q->exp10 == 0) {
+		/* Keep the binary suffix: the digits stay within 19. */
+		static const char *const suffix[] = { "Ki", "Mi", "Gi", "Ti", "Pi", "Ei" };
+
+		snprintf(buf, QUANTITY_FORMAT_MAX, "%s%llu%s", q->negative ? "-" : "",
+			 (unsigned long long)q->mantissa, suffix[q->exp2 / 10 - 1]);
+		return;
+	}
+	/* mantissa < 10^19 < 2^64 and exp2 <= 60: the product fits 128 bits. */
+	m = (u128)q->mantissa << q->exp2;
+	while (m) {
+		digits[n++] = (char)('0' + (int)(m % 10));
+		m /= 10;
+	}
+	if (q->negative)
+		buf[o++] = '-';
+	while (n)
+		buf[o++] = digits[--n];
+	if (q->exp10 != 0)
+		o += snprintf(buf + o, (size_t)(QUANTITY_FORMAT_MAX - o), "e%d", (int)q->exp10);
+	buf[o] = '\0';
 }

@@ -44,6 +44,14 @@ bool quantity_is_exact(const struct quantity *q, int scale);
 
 bool quantity_is_zero(const struct quantity *q);
 
+/* Writes an exact text of q: "<digits>[e<exp>]", or "<digits><Ki..Ei>"
+ * when there is no decimal exponent. quantity_parse reads it back to the same
+ * value, except a binary suffix combined with a decimal fraction whose exact
+ * product has more than 19 digits (e.g. "1.234567890123456789Ei").
+ * buf needs QUANTITY_FORMAT_MAX bytes. */
+#define QUANTITY_FORMAT_MAX 64
+void quantity_format(const struct quantity *q, char *buf);
+
 /* Sign of the value: -1, 0 or 1. */
 int quantity_sign(const struct quantity *q);
 

@@ -567,6 +567,43 @@ static void quantity_is_zero_and_sign(void **state)
 	assert_int_equal(v, 0);
 }
 
+/* quantity_format is exact: reparsing gives the same value at every scale. */
+static void quantity_format_round_trips(void **state)
+{
+	static const char *const cases[] = { "0", "1", "1500m", "1.5Gi", "4Gi", "7Ei", "-2.5k", "1e3",
+					     "0.000000001", "123456789012345678Mi", "12.34e-5", "100n" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct quantity q, r;
+		char text[QUANTITY_FORMAT_MAX];
+		int scale;
+
+		assert_int_equal(quantity_parse(cases[i], strlen(cases[i]), &q, NULL), ERR_OK);
+		quantity_format(&q, text);
+		if (quantity_parse(text, strlen(text), &r, NULL) != ERR_OK)
+			fail_msg("%s -> \"%s\" does not parse", cases[i], text);
+		for (scale = -9; scale <= 3; scale += 3) {
+			int64_t a = 0, b = 0;
+			enum err ea = quantity_scaled(&q, scale, &a), eb = quantity_scaled(&r, scale, &b);
+
+			assert_int_equal(ea, eb);
+			if (ea == ERR_OK)
+				assert_int_equal(a, b);
+			assert_int_equal(quantity_is_exact(&q, scale), quantity_is_exact(&r, scale));
+		}
+	}
+	{
+		struct quantity q;
+		char text[QUANTITY_FORMAT_MAX];
+
+		assert_int_equal(quantity_parse("1.5Gi", 5, &q, NULL), ERR_OK);
+		quantity_format(&q, text);
+		assert_string_equal(text, "16106127360e-1");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -591,6 +628,7 @@ int main(void)
 		cmocka_unit_test(quantity_is_exact_cases),
 		cmocka_unit_test(quantity_is_exact_agrees_with_scaled),
 		cmocka_unit_test(quantity_is_zero_and_sign),
+		cmocka_unit_test(quantity_format_round_trips),
 	};
 
 	return cmocka_run_group_tests_name("quantity", tests, NULL, NULL);
