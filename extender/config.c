@@ -952,6 +952,17 @@ static const struct field limits_fields[] = {
 	  .below = "must be more than 90s (kube-scheduler closes idle connections at 90s)" },
 };
 
+static const struct field decision_log_fields[] = {
+	{ .key = "path", .kind = K_STRING, .offset = CFG(decision_log_path),
+	  .check = check_nonempty },
+	{ .key = "maxBytes", .kind = K_BYTES, .offset = CFG(decision_log_max_bytes),
+	  .min = 64 * 1024, .max = (int64_t)1 << 40, .range = "64Ki..1Ti" },
+	{ .key = "maxFiles", .kind = K_INT, .offset = CFG(decision_log_max_files),
+	  .min = 1, .max = 100, .range = "1..100" },
+	{ .key = "queue", .kind = K_INT, .offset = CFG(decision_log_queue),
+	  .min = 16, .max = 1000000, .range = "16..1000000" },
+};
+
 static const struct field log_fields[] = {
 	{ .key = "level", .kind = K_ENUM, .names = log_level_names, .set = set_log_level },
 };
@@ -977,6 +988,8 @@ static const struct field top_fields[] = {
 	  .min = 1, .max = 64, .range = "1..64" },
 	{ .key = "log", .kind = K_SECTION, .fields = log_fields,
 	  .nfields = NFIELDS(log_fields) },
+	{ .key = "decisionLog", .kind = K_SECTION, .fields = decision_log_fields,
+	  .nfields = NFIELDS(decision_log_fields) },
 };
 
 /* Rules between keys, checked once everything is read; each names the key
@@ -1065,6 +1078,10 @@ void config_init(struct config *c)
 	c->watch_idle_timeout_ms = 90000;
 	c->request_timeout_ms = 30000;
 	c->max_event_bytes = (int64_t)16 << 20;
+	c->decision_log_path = NULL;
+	c->decision_log_max_bytes = (int64_t)64 << 20;
+	c->decision_log_max_files = 3;
+	c->decision_log_queue = 4096;
 	c->on_stale = CONFIG_STALE_FAIL_CLOSED;
 	c->missing_inventory = CONFIG_MISSING_ALLOW;
 	c->scoring.strategy = SCORE_LEAST_ALLOCATED;
@@ -1094,6 +1111,7 @@ void config_cleanup(struct config *c)
 	free(c->tls_client_names);
 	free(c->inventory_dir);
 	free(c->kubeconfig);
+	free(c->decision_log_path);
 	score_config_cleanup(&c->scoring);
 	memset(c, 0, sizeof *c);
 }

@@ -70,6 +70,12 @@ struct config {
 	int64_t max_connections;       /* default 256 */
 	int64_t idle_timeout_ms;       /* keep-alive idle; default 120 s; must be > 90 s */
 	int64_t threads;               /* request threads, default 2; 1 .. 64 */
+
+	/* Decision log (JSON Lines); NULL path: off. */
+	char *decision_log_path;
+	int64_t decision_log_max_bytes;  /* rotate past this size, default 64 MiB */
+	int64_t decision_log_max_files;  /* rotated files kept, default 3 */
+	int64_t decision_log_queue;      /* records waiting to be written, default 4096 */
 	enum config_log_level log_level; /* default info */
 };
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "extender/encode.h"
 #include "extender/log.h"
 #include "extender/metrics.h"
 #include "extender/score_cache.h"
@@ -28,6 +29,33 @@ void reply_text(struct reply *out, int status, const char *text)
 	out->body[len] = '\n';
 	out->body[len + 1] = '\0';
 	out->len = len + 1;
+}
+
+/* NUMA ids of the predicted placement: every container's affinity. */
+static uint64_t placement_ids(const struct verdict *v)
+{
+	uint64_t ids = 0;
+	size_t i;
+
+	for (i = 0; i < v->ncontainers; i++)
+		if (v->containers[i].has_affinity)
+			ids |= v->containers[i].numa_ids;
+	return ids;
+}
+
+static char *parts_json(const struct score_breakdown *b)
+{
+	size_t cap = 64 + b->nparts * 160, len = 0, i;
+	char *s = xmalloc(cap);
+
+	len += (size_t)snprintf(s, cap, "[");
+	for (i = 0; i < b->nparts; i++)
+		len += (size_t)snprintf(s + len, cap - len,
+					"%s{\"resource\":\"%s\",\"weight\":%lld,\"score100\":%lld}",
+					i ? "," : "", b->parts[i].resource, (long long)b->parts[i].weight,
+					(long long)b->parts[i].score100);
+	snprintf(s + len, cap - len, "]");
+	return s;
 }
 
 static void reply_json(struct reply *out, char *body, size_t len)
@@ -109,6 +137,7 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 	struct wire_args args;
 	uint64_t counts[METRICS_NOUTCOMES] = { 0 };
 	int64_t *scores;
+	struct decision_record *record = NULL;
 	size_t i, n = 0;
 	bool stale = false;
 	char *json;
@@ -142,6 +171,12 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 	}
 	set = store_acquire(h->store);
 	settings = settings_acquire(h->settings);
+	if (h->decisions) {
+		char *pod_json = pod_spec_to_json(&args.pod);
+
+		record = decision_record_new("filter", pod_json, settings);
+		free(pod_json);
+	}
 	outcome = xcalloc(args.nnames + 1, sizeof *outcome);
 	why = xcalloc(args.nnames + 1, sizeof *why);
 	scores = xcalloc(args.nnames + 1, sizeof *scores);
@@ -160,6 +195,9 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 				why[i] = NO_INVENTORY_REASON;
 				metrics_rejection("NoInventory");
 			}
+			if (record)
+				decision_record_node(record, args.names[i], NULL, "noInventory",
+						     why[i], 0, 0, NULL);
 			continue;
 		}
 		judge_node_ex(sn->inventory, demand,
@@ -182,9 +220,16 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 					  args.pod.namespace_, args.pod.name, args.names[i],
 					  verdict_reason_name(v.reason), v.message);
 		}
+		if (record)
+			decision_record_node(record, args.names[i], sn,
+					     outcome[i] == WIRE_PASS ? "pass"
+					     : outcome[i] == WIRE_FAILED ? "failed" : "unresolvable",
+					     why[i], v.admit ? placement_ids(&v) : 0, scores[i], NULL);
 		verdict_cleanup(&v);
 	}
 	json = wire_encode_filter(&args, outcome, why, &n);
+	if (record)
+		decision_log_submit(h->decisions, record);
 	reply_json(out, json, n);
 	if (!stale) {
 		char *key = pod_demand_key(demand);
@@ -219,6 +264,7 @@ void handle_prioritize(const struct handler_ctx *h, const char *body, size_t len
 	struct wire_args args;
 	int64_t *scores;
 	unsigned char *found;
+	struct decision_record *record = NULL;
 	size_t i, n = 0;
 	char *json, *key;
 
@@ -228,10 +274,18 @@ void handle_prioritize(const struct handler_ctx *h, const char *body, size_t len
 	settings = settings_acquire(h->settings);
 	scores = xcalloc(args.nnames + 1, sizeof *scores);
 	found = xcalloc(args.nnames + 1, 1);
-	key = pod_demand_key(demand);
-	metrics_score_cache_hits(score_cache_get(key, store_generation(set), settings, args.names,
-						 args.nnames, scores, found));
-	free(key);
+	if (h->decisions) {
+		char *pod_json = pod_spec_to_json(&args.pod);
+
+		/* The log wants each score's parts: judge every node, no cache. */
+		record = decision_record_new("prioritize", pod_json, settings);
+		free(pod_json);
+	} else {
+		key = pod_demand_key(demand);
+		metrics_score_cache_hits(score_cache_get(key, store_generation(set), settings,
+							 args.names, args.nnames, scores, found));
+		free(key);
+	}
 	for (i = 0; i < args.nnames; i++) {
 		const struct store_node *sn;
 		struct verdict v;
@@ -241,11 +295,25 @@ void handle_prioritize(const struct handler_ctx *h, const char *body, size_t len
 		sn = store_get(set, args.names[i]);
 		if (sn == NULL) {
 			metrics_nodes(METRICS_PRIORITIZE, METRICS_NO_INVENTORY, 1);
+			if (record)
+				decision_record_node(record, args.names[i], NULL, "noInventory", "", 0, 0,
+						     NULL);
 			continue; /* no inventory: 0 */
 		}
 		/* Scores need the placement of admitted pods only. */
 		judge_node_ex(sn->inventory, demand, 0, &v);
-		scores[i] = score_node(&settings->scoring, sn->inventory, &v, NULL);
+		if (record) {
+			struct score_breakdown b;
+			char *parts;
+
+			scores[i] = score_node(&settings->scoring, sn->inventory, &v, &b);
+			parts = parts_json(&b);
+			decision_record_node(record, args.names[i], sn, v.admit ? "pass" : "failed", "",
+					     v.admit ? placement_ids(&v) : 0, scores[i], parts);
+			free(parts);
+		} else {
+			scores[i] = score_node(&settings->scoring, sn->inventory, &v, NULL);
+		}
 		metrics_nodes(METRICS_PRIORITIZE, v.admit ? METRICS_PASS
 							  : v.unresolvable ? METRICS_UNRESOLVABLE
 									   : METRICS_FAILED, 1);
@@ -253,6 +321,8 @@ void handle_prioritize(const struct handler_ctx *h, const char *body, size_t len
 	}
 	json = wire_encode_prioritize(&args, scores, &n);
 	reply_json(out, json, n);
+	if (record)
+		decision_log_submit(h->decisions, record);
 	free(found);
 	free(scores);
 	settings_unref(settings);

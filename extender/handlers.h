@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "extender/decisionlog.h"
 #include "extender/settings.h"
 #include "extender/store.h"
 
@@ -21,6 +22,8 @@ struct handler_ctx {
 	 * fail_open, judges on the last data and says so in the reasons. */
 	int64_t stale_after_ms;
 	bool fail_open;
+	/* Where decisions are recorded, or NULL. */
+	struct decision_log *decisions;
 };
 
 struct reply {

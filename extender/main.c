@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "extender/explain.h"
+#include "extender/replay.h"
 #include "extender/serve.h"
 
 #define NUMA_EXTENDER_VERSION "0.1.0"
@@ -15,6 +16,7 @@ static int usage(FILE *out, int status)
 		"commands:\n"
 		"  serve     run the scheduler extender (filter, prioritize) over HTTP\n"
 		"  explain   judge a pod on NodeResourceTopology inventories, as the kubelet would\n"
+		"  replay    re-decide a decision log, optionally with another configuration\n"
 		"  version   print the version\n"
 		"Run 'numa-extender COMMAND --help' for a command's arguments.\n");
 	return status;
@@ -26,6 +28,8 @@ int main(int argc, char **argv)
 		return usage(stderr, 2);
 	if (strcmp(argv[1], "serve") == 0)
 		return serve_main(argc - 2, argv + 2);
+	if (strcmp(argv[1], "replay") == 0)
+		return replay_main(argc - 2, argv + 2);
 	if (strcmp(argv[1], "explain") == 0)
 		return explain_main(argc - 2, argv + 2);
 	if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {

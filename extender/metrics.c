@@ -34,7 +34,12 @@ static _Atomic uint64_t nodes[METRICS_NVERBS][METRICS_NOUTCOMES];
 static _Atomic uint64_t rejections[NREASONS];
 static _Atomic uint64_t inventory_nodes, inventory_generation, inventory_errors, inventory_reloads;
 static _Atomic uint64_t config_reloads_ok, config_reloads_err;
-static _Atomic uint64_t score_cache_hits;
+static _Atomic uint64_t score_cache_hits, decision_log_dropped;
+
+void metrics_decision_log_dropped(void)
+{
+	atomic_fetch_add(&decision_log_dropped, 1);
+}
 
 void metrics_score_cache_hits(uint64_t n)
 {
@@ -232,6 +237,10 @@ char *metrics_render(size_t *len)
 		"# TYPE numa_extender_score_cache_hits_total counter\n"
 		"numa_extender_score_cache_hits_total %llu\n",
 	    (unsigned long long)atomic_load(&score_cache_hits));
+	put(&b, "# HELP numa_extender_decision_log_dropped_total Decision-log records dropped (queue full).\n"
+		"# TYPE numa_extender_decision_log_dropped_total counter\n"
+		"numa_extender_decision_log_dropped_total %llu\n",
+	    (unsigned long long)atomic_load(&decision_log_dropped));
 	put(&b, "# HELP numa_extender_kube_watch_restarts_total NodeResourceTopology watches reopened.\n"
 		"# TYPE numa_extender_kube_watch_restarts_total counter\n"
 		"numa_extender_kube_watch_restarts_total %llu\n"

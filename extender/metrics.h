@@ -23,6 +23,9 @@ void metrics_nodes(enum metrics_verb verb, enum metrics_outcome outcome, uint64_
 /* A rejection by kubelet reason name ("TopologyAffinityError", ...). */
 void metrics_rejection(const char *reason);
 
+/* Decision-log records dropped because the queue was full. */
+void metrics_decision_log_dropped(void);
+
 /* Prioritize nodes answered from filter's cached scores. */
 void metrics_score_cache_hits(uint64_t n);
 

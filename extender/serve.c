@@ -131,6 +131,7 @@ int serve_main(int argc, char **argv)
 {
 	struct source_files *files = NULL;
 	struct source_kube *kube = NULL;
+	struct decision_log *decisions = NULL;
 	struct settings_holder holder;
 	struct server *server = NULL;
 	struct store *store = NULL;
@@ -163,6 +164,16 @@ int serve_main(int argc, char **argv)
 	memset(&ctx, 0, sizeof ctx);
 	ctx.store = store;
 	ctx.settings = &holder;
+	if (cfg.decision_log_path) {
+		if (decision_log_open(cfg.decision_log_path, cfg.decision_log_max_bytes,
+				      cfg.decision_log_max_files, cfg.decision_log_queue, &decisions,
+				      &msg) != ERR_OK) {
+			fprintf(stderr, "numa-extender serve: %s\n", msg.text);
+			status = 2;
+			goto out;
+		}
+		ctx.decisions = decisions;
+	}
 	if (cfg.inventory_source == CONFIG_SOURCE_KUBERNETES) {
 		if (source_kube_start(store, &cfg, &kube, &msg) != ERR_OK) {
 			log_error("cannot use the Kubernetes API", "error=\"%s\"", msg.text);
@@ -200,6 +211,7 @@ int serve_main(int argc, char **argv)
 out:
 	server_drain_and_stop(server, 0);
 	source_kube_stop(kube);
+	decision_log_close(decisions);
 	source_files_free(files);
 	settings_holder_cleanup(&holder);
 	metrics_set_store(NULL);

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "extender/doc.h"
+#include "extender/encode.h"
 #include "extender/log.h"
 #include "extender/metrics.h"
 #include "extender/nrt_decode.h"
@@ -151,7 +152,7 @@ static bool load_file(struct source_files *sf, struct file_entry *f, struct stor
 		else
 			snprintf(version, sizeof version, "fnv1a:%016llx#%zu", (unsigned long long)hash, i);
 		names[nnames++] = xstrdup(node->name);
-		store_batch_put(b, node, f->path, version);
+		store_batch_put_raw(b, node, f->path, version, nrt_object_to_json(&objs[i]));
 	}
 	/* Nodes this file no longer holds go away. */
 	for (j = 0; j < f->nnodes; j++) {

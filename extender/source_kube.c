@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "extender/doc.h"
+#include "extender/encode.h"
 #include "extender/kube_client.h"
 #include "extender/log.h"
 #include "extender/metrics.h"
@@ -168,7 +169,7 @@ static void log_http_error(long status, const char *verb, const char *body)
 
 /* Decodes one object (json-c) into a snapshot. */
 static struct inventory_node *decode_object(struct source_kube *k, struct json_object *o,
-					    char *version, size_t vsize)
+					    char *version, size_t vsize, char **raw)
 {
 	struct json_object *meta = NULL, *rv = NULL, *name = NULL;
 	struct nrt_object obj;
@@ -198,6 +199,7 @@ static struct inventory_node *decode_object(struct source_kube *k, struct json_o
 		metrics_inventory_error();
 		node = NULL;
 	}
+	*raw = node ? nrt_object_to_json(&obj) : NULL;
 	nrt_object_cleanup(&obj);
 	doc_free(d);
 	return node;
@@ -278,16 +280,16 @@ static bool do_list(struct source_kube *k)
 		for (i = 0; i < json_object_array_length(items); i++) {
 			struct json_object *item = json_object_array_get_idx(items, i), *m = NULL, *n = NULL;
 			struct inventory_node *node;
-			char version[64];
+			char version[64], *raw = NULL;
 
 			json_object_object_get_ex(item, "metadata", &m);
 			if (!json_object_object_get_ex(m, "name", &n))
 				continue;
 			names = xreallocarray(names, nnames + 1, sizeof *names);
 			names[nnames++] = xstrdup(json_object_get_string(n));
-			node = decode_object(k, item, version, sizeof version);
+			node = decode_object(k, item, version, sizeof version, &raw);
 			if (node)
-				store_batch_put(batch, node, "kubernetes", version);
+				store_batch_put_raw(batch, node, "kubernetes", version, raw);
 		}
 		json_object_object_get_ex(root, "metadata", &meta);
 		if (json_object_object_get_ex(meta, "resourceVersion", &r) && cont[0] == '\0')
@@ -383,11 +385,11 @@ static bool apply_event(struct watch_state *w, const char *text, size_t len,
 		goto out;
 	}
 	if (strcmp(t, "ADDED") == 0 || strcmp(t, "MODIFIED") == 0) {
-		char version[64];
-		struct inventory_node *node = decode_object(w->k, obj, version, sizeof version);
+		char version[64], *raw = NULL;
+		struct inventory_node *node = decode_object(w->k, obj, version, sizeof version, &raw);
 
 		if (node)
-			store_batch_put(batch, node, "kubernetes", version);
+			store_batch_put_raw(batch, node, "kubernetes", version, raw);
 	} else if (strcmp(t, "DELETED") == 0) {
 		if (name)
 			store_batch_delete(batch, json_object_get_string(name));

@@ -57,9 +57,20 @@ static void node_unref(struct store_node *n)
 	if (atomic_fetch_sub_explicit((_Atomic int *)&n->refs, 1, memory_order_acq_rel) != 1)
 		return;
 	inventory_node_free(n->inventory);
+	free(n->raw);
 	free(n->origin);
 	free(n->version);
 	free(n);
+}
+
+void store_node_ref(const struct store_node *n)
+{
+	node_ref((struct store_node *)(uintptr_t)n);
+}
+
+void store_node_unref(const struct store_node *n)
+{
+	node_unref((struct store_node *)(uintptr_t)n);
 }
 
 static struct store_set *set_new(size_t n, uint64_t generation)
@@ -181,8 +192,15 @@ static void batch_add(struct store_batch *b, const char *name, struct store_node
 void store_batch_put(struct store_batch *b, struct inventory_node *inventory, const char *origin,
 		     const char *version)
 {
+	store_batch_put_raw(b, inventory, origin, version, NULL);
+}
+
+void store_batch_put_raw(struct store_batch *b, struct inventory_node *inventory,
+			 const char *origin, const char *version, char *raw)
+{
 	struct store_node *n = xcalloc(1, sizeof *n);
 
+	n->raw = raw;
 	n->inventory = inventory;
 	n->origin = xstrdup(origin ? origin : "");
 	n->version = xstrdup(version ? version : "");

@@ -21,6 +21,7 @@ struct store_node {
 	char *origin;          /* file path, or "kubernetes" */
 	char *version;         /* resourceVersion or content hash */
 	int64_t loaded_ms;     /* CLOCK_REALTIME ms when built */
+	char *raw;             /* the object as JSON (for the decision log), or NULL */
 	int refs;              /* atomic; owned by the sets that hold it */
 };
 
@@ -35,6 +36,10 @@ void store_free(struct store *s);
 /* The current set, referenced; release with store_release. Never NULL. */
 struct store_set *store_acquire(struct store *s);
 void store_release(struct store_set *set);
+
+/* Extra references on one node snapshot (for work that outlives a set). */
+void store_node_ref(const struct store_node *n);
+void store_node_unref(const struct store_node *n);
 
 /* Lookup by node name in a set: borrowed, valid while the set is held. */
 const struct store_node *store_get(const struct store_set *set, const char *name);
@@ -51,6 +56,9 @@ struct store_batch *store_batch_new(void);
 /* Adds or replaces a node; takes ownership of inventory. */
 void store_batch_put(struct store_batch *b, struct inventory_node *inventory, const char *origin,
 		     const char *version);
+/* The same, keeping the object's JSON text (takes ownership of raw). */
+void store_batch_put_raw(struct store_batch *b, struct inventory_node *inventory,
+			 const char *origin, const char *version, char *raw);
 void store_batch_delete(struct store_batch *b, const char *name);
 size_t store_batch_size(const struct store_batch *b);
 /* Applies and frees the batch; returns the new generation. */

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The decision log: JSON Lines written by a background thread from a
+ * bounded queue (a full queue drops the record and counts it; a request is
+ * never slowed by the disk). Three record types:
+ *   {"type":"config","digest":D,"scoring":{...},"missingInventory":...}
+ *   {"type":"inventory","node":N,"version":V,"object":{NRT}}
+ *   {"type":"decision","seq":S,"time":T,"verb":"filter"|"prioritize","pod":{Pod},
+ *    "config":D,"nodes":[{"node","version","verdict","reason","numaNodes","score","parts"}]}
+ * Each config and inventory version is written once per file, before the
+ * first decision that uses it, so every file alone is enough to replay.
+ * Files rotate by size: path -> path.1 -> ... -> path.<maxFiles>. */
+#ifndef EXTENDER_DECISIONLOG_H
+#define EXTENDER_DECISIONLOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "extender/settings.h"
+#include "extender/store.h"
+#include "topology/err.h"
+
+struct decision_log;
+
+enum err decision_log_open(const char *path, int64_t max_bytes, int64_t max_files,
+			   int64_t queue, struct decision_log **out, struct errmsg *msg);
+/* Writes what is queued, then closes. Accepts NULL. */
+void decision_log_close(struct decision_log *log);
+
+/* One record under construction by a request thread. */
+struct decision_record;
+
+struct decision_record *decision_record_new(const char *verb, const char *pod_json,
+					    struct settings *settings);
+/* One candidate node. sn may be NULL (no inventory); it is referenced until
+ * the record is written. numa_ids: NUMA ids of the predicted placement. */
+void decision_record_node(struct decision_record *r, const char *name, const struct store_node *sn,
+			  const char *verdict, const char *reason, uint64_t numa_ids, int64_t score,
+			  const char *parts_json);
+/* Hands the record to the writer (or drops it when the queue is full). */
+void decision_log_submit(struct decision_log *log, struct decision_record *r);
+
+/* The digest of a settings value as the log names it ("fnv1a:<16 hex>"). */
+void decision_settings_digest(const struct settings *s, char *buf, size_t size);
+/* The JSON of a settings value's decision-relevant part (new string). */
+char *decision_settings_json(const struct settings *s);
+
+#endif
