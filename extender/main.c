@@ -6,6 +6,7 @@
 #include "extender/explain.h"
 #include "extender/replay.h"
 #include "extender/serve.h"
+#include "extender/simulate.h"
 
 #define NUMA_EXTENDER_VERSION "0.1.0"
 
@@ -17,6 +18,7 @@ static int usage(FILE *out, int status)
 		"  serve     run the scheduler extender (filter, prioritize) over HTTP\n"
 		"  explain   judge a pod on NodeResourceTopology inventories, as the kubelet would\n"
 		"  replay    re-decide a decision log, optionally with another configuration\n"
+		"  simulate  place a list of pods on inventories, as scheduler and extender would\n"
 		"  version   print the version\n"
 		"Run 'numa-extender COMMAND --help' for a command's arguments.\n");
 	return status;
@@ -28,6 +30,8 @@ int main(int argc, char **argv)
 		return usage(stderr, 2);
 	if (strcmp(argv[1], "serve") == 0)
 		return serve_main(argc - 2, argv + 2);
+	if (strcmp(argv[1], "simulate") == 0)
+		return simulate_main(argc - 2, argv + 2);
 	if (strcmp(argv[1], "replay") == 0)
 		return replay_main(argc - 2, argv + 2);
 	if (strcmp(argv[1], "explain") == 0)
