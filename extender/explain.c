@@ -14,6 +14,8 @@
 #include "topology/demand.h"
 #include "topology/inventory.h"
 #include "topology/judge.h"
+#include "topology/score.h"
+#include "extender/config.h"
 
 static void format_amount(const char *resource, int64_t v, char *buf, size_t size)
 {
@@ -46,7 +48,7 @@ static int64_t pod_asks(const struct pod_demand *d, const char *name)
 }
 
 static void write_text(FILE *out, const struct inventory_node *node, const struct pod_demand *d,
-		       const struct verdict *v)
+		       const struct verdict *v, const struct score_breakdown *sb)
 {
 	char buf[64], ids[256];
 	size_t i;
@@ -82,8 +84,14 @@ static void write_text(FILE *out, const struct inventory_node *node, const struc
 		fprintf(out, "  container %-24s NUMA %s%s\n", c->name,
 			c->has_affinity ? ids : "(none)", c->preferred ? ", preferred" : "");
 	}
-	if (v->admit)
-		fprintf(out, "  verdict: admit\n\n");
+	if (v->admit) {
+		fprintf(out, "  verdict: admit, score %lld/10", (long long)sb->score);
+		for (i = 0; i < sb->nparts; i++)
+			fprintf(out, "%s%s %lld (weight %lld)", i ? ", " : " (", sb->parts[i].resource,
+				(long long)sb->parts[i].score100, (long long)sb->parts[i].weight);
+		fprintf(out, "%s%s%s\n\n", sb->nparts ? ")" : "", sb->note ? "; " : "",
+			sb->note ? sb->note : "");
+	}
 	else
 		fprintf(out, "  verdict: reject (%s%s): %s\n\n", verdict_reason_name(v->reason),
 			v->unresolvable ? ", unresolvable" : "", v->message);
@@ -92,6 +100,36 @@ static void write_text(FILE *out, const struct inventory_node *node, const struc
 enum err explain_write(const struct pod_spec *pod, const struct nrt_object *objs, size_t n,
 		       enum explain_format format, FILE *out, struct errmsg *msg)
 {
+	return explain_write_scored(pod, objs, n, format, NULL, out, msg);
+}
+
+static struct json_object *score_json(const struct score_breakdown *b, struct json_object *o)
+{
+	struct json_object *parts = json_object_new_array();
+	size_t i;
+
+	json_object_object_add(o, "score", json_object_new_int64(b->score));
+	for (i = 0; i < b->nparts; i++) {
+		struct json_object *p = json_object_new_object();
+
+		json_object_object_add(p, "resource", json_object_new_string(b->parts[i].resource));
+		json_object_object_add(p, "weight", json_object_new_int64(b->parts[i].weight));
+		json_object_object_add(p, "score100", json_object_new_int64(b->parts[i].score100));
+		json_object_object_add(p, "requested", json_object_new_int64(b->parts[i].requested));
+		json_object_object_add(p, "used", json_object_new_int64(b->parts[i].used));
+		json_object_object_add(p, "allocatable", json_object_new_int64(b->parts[i].allocatable));
+		json_object_array_add(parts, p);
+	}
+	json_object_object_add(o, "scoreParts", parts);
+	json_object_object_add(o, "scoreNote", b->note ? json_object_new_string(b->note) : NULL);
+	return o;
+}
+
+enum err explain_write_scored(const struct pod_spec *pod, const struct nrt_object *objs, size_t n,
+			      enum explain_format format, const struct score_config *scoring,
+			      FILE *out, struct errmsg *msg)
+{
+	struct score_config default_scoring = { SCORE_LEAST_ALLOCATED, NULL, 0 };
 	struct json_object *root = NULL, *nodes = NULL;
 	struct pod_demand *demand = NULL;
 	enum err rc;
@@ -123,11 +161,14 @@ enum err explain_write(const struct pod_spec *pod, const struct nrt_object *objs
 			errmsg_prefix(msg, "node %s: ", objs[i].name ? objs[i].name : "?");
 			goto out;
 		}
+		struct score_breakdown b;
+
 		judge_node(node, demand, &v);
+		score_node(scoring ? scoring : &default_scoring, node, &v, &b);
 		if (format == EXPLAIN_JSON)
-			json_object_array_add(nodes, verdict_to_json(node->name, &v));
+			json_object_array_add(nodes, score_json(&b, verdict_to_json(node->name, &v)));
 		else
-			write_text(out, node, demand, &v);
+			write_text(out, node, demand, &v, &b);
 		verdict_cleanup(&v);
 		inventory_node_free(node);
 	}
@@ -145,7 +186,7 @@ out:
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: numa-extender explain --pod FILE --nrt PATH [--nrt PATH ...] [-o json|text]\n"
+		"usage: numa-extender explain --pod FILE --nrt PATH [--nrt PATH ...] [--config FILE] [-o json|text]\n"
 		"  FILE: a v1.Pod (YAML or JSON)\n"
 		"  PATH: an NRT file (one object, a multi-document stream or a List) or a directory\n");
 	return 2;
@@ -153,7 +194,8 @@ static int usage(void)
 
 int explain_main(int argc, char **argv)
 {
-	const char *pod_path = NULL;
+	const char *pod_path = NULL, *config_path = NULL;
+	struct config cfg;
 	const char **nrt_paths = xcalloc((size_t)argc + 1, sizeof *nrt_paths);
 	enum explain_format format = EXPLAIN_TEXT;
 	struct nrt_object *all = NULL;
@@ -164,16 +206,19 @@ int explain_main(int argc, char **argv)
 	enum err rc;
 
 	memset(&pod, 0, sizeof pod);
+	config_init(&cfg);
 	for (a = 0; a < argc; a++) {
 		const char *arg = argv[a];
 
-		if ((strcmp(arg, "--pod") == 0 || strcmp(arg, "--nrt") == 0 ||
+		if ((strcmp(arg, "--pod") == 0 || strcmp(arg, "--nrt") == 0 || strcmp(arg, "--config") == 0 ||
 		     strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0) && a + 1 >= argc) {
 			fprintf(stderr, "numa-extender explain: %s needs a value\n", arg);
 			goto out;
 		}
 		if (strcmp(arg, "--pod") == 0) {
 			pod_path = argv[++a];
+		} else if (strcmp(arg, "--config") == 0) {
+			config_path = argv[++a];
 		} else if (strcmp(arg, "--nrt") == 0) {
 			nrt_paths[npaths++] = argv[++a];
 		} else if (strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0) {
@@ -201,6 +246,10 @@ int explain_main(int argc, char **argv)
 		usage();
 		goto out;
 	}
+	if (config_path && config_load_file(config_path, &cfg, &msg) != ERR_OK) {
+		fprintf(stderr, "numa-extender explain: %s\n", msg.text);
+		goto out;
+	}
 	rc = pod_load_file(pod_path, &pod, &msg);
 	if (rc != ERR_OK) {
 		fprintf(stderr, "numa-extender explain: %s\n", msg.text);
@@ -225,7 +274,7 @@ int explain_main(int argc, char **argv)
 		fprintf(stderr, "numa-extender explain: no NodeResourceTopology object found\n");
 		goto out;
 	}
-	rc = explain_write(&pod, all, nall, format, stdout, &msg);
+	rc = explain_write_scored(&pod, all, nall, format, &cfg.scoring, stdout, &msg);
 	if (rc != ERR_OK) {
 		fprintf(stderr, "numa-extender explain: %s\n", msg.text);
 		goto out;
@@ -234,6 +283,7 @@ int explain_main(int argc, char **argv)
 out:
 	nrt_objects_free(all, nall);
 	pod_spec_cleanup(&pod);
+	config_cleanup(&cfg);
 	free(nrt_paths);
 	return status;
 }

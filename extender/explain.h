@@ -18,8 +18,15 @@ enum explain_format { EXPLAIN_TEXT, EXPLAIN_JSON };
  * zones) is ERR_INVALID/ERR_RANGE with msg naming the node and field. */
 enum err explain_write(const struct pod_spec *pod, const struct nrt_object *objs, size_t n,
 		       enum explain_format format, FILE *out, struct errmsg *msg);
+/* The same, scoring admitted nodes with scoring (NULL: LeastAllocated, no
+ * weights): JSON gains "score", "scoreParts" and "scoreNote"; text a line. */
+struct score_config;
+enum err explain_write_scored(const struct pod_spec *pod, const struct nrt_object *objs, size_t n,
+			      enum explain_format format, const struct score_config *scoring,
+			      FILE *out, struct errmsg *msg);
 
-/* The CLI: argv after "explain". Returns the exit status (0, or 2 on bad input
+/* The CLI: argv after "explain" (--config FILE takes the scoring from a
+ * service configuration). Returns the exit status (0, or 2 on bad input
  * or usage, with the reason on stderr). */
 int explain_main(int argc, char **argv);
 

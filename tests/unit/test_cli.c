@@ -107,6 +107,27 @@ static void cli_explain_several_nrt_flags(void **state)
 	free(r);
 }
 
+static void cli_explain_scores_admitted_nodes(void **state)
+{
+	struct run *r = malloc(sizeof *r);
+	FILE *f;
+
+	(void)state;
+	run(r, "explain --pod config/pods/gpu-2.yaml --nrt config/examples/worker-gpu4.yaml");
+	assert_int_equal(r->status, 0);
+	/* LeastAllocated by default: (75 + 74 + 0) / 3 = 49 -> 5. */
+	assert_non_null(strstr(r->out, "verdict: admit, score 5/10 (cpu 75 (weight 1), memory 74 (weight 1), nvidia.com/gpu 0 (weight 1))"));
+	f = fopen("/tmp/numa-cli-fewest.yaml", "w");
+	fputs("scoring: {strategy: LeastNUMANodes}\n", f);
+	fclose(f);
+	run(r, "explain --pod config/pods/gpu-2.yaml --nrt config/examples/worker-gpu4.yaml "
+	       "--config /tmp/numa-cli-fewest.yaml -o json");
+	assert_int_equal(r->status, 0);
+	assert_non_null(strstr(r->out, "\"score\": 10"));
+	unlink("/tmp/numa-cli-fewest.yaml");
+	free(r);
+}
+
 static void expect_error(const char *args, const char *message)
 {
 	struct run *r = malloc(sizeof *r);
@@ -143,6 +164,7 @@ int main(void)
 		cmocka_unit_test(cli_explain_text_table),
 		cmocka_unit_test(cli_explain_several_nrt_flags),
 		cmocka_unit_test(cli_explain_rejects_bad_input),
+		cmocka_unit_test(cli_explain_scores_admitted_nodes),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
