@@ -9,7 +9,7 @@ O       ?= -O2
 SAN     ?=
 WERROR  ?=
 
-PKGS    := json-c yaml-0.1 libmicrohttpd libcurl gnutls
+PKGS    := json-c yaml-0.1 libmicrohttpd libcurl gnutls libxxhash
 TESTPKG := cmocka
 
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
