@@ -160,7 +160,7 @@ static void log_http_error(long status, const char *verb, const char *body)
 		log_error("401 Unauthorized from the API server; check the service-account token or the kubeconfig user",
 			  "verb=%s resource=%s", verb, NRT_RESOURCE);
 	else if (status == 403)
-		log_error("403 Forbidden from the API server; grant get, list and watch on " NRT_RESOURCE,
+		log_error("403 Forbidden from the API server; grant list and watch on " NRT_RESOURCE,
 			  "verb=%s resource=%s", verb, NRT_RESOURCE);
 	else
 		log_warn("API server error", "verb=%s resource=%s status=%ld body=%s", verb, NRT_RESOURCE,
