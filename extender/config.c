@@ -11,6 +11,7 @@
  * stops at the first wrong key or value. Everything is loaded into a scratch
  * config that replaces the caller's only on success. */
 #include "config.h"
+#include "doc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -124,32 +125,7 @@ static enum err fail(struct loader *l, const yaml_mark_t *m, enum err rc,
  * cannot flood or garble a log line. */
 static void quote(char *out, size_t cap, const char *text, size_t len)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t shown = len > 64 ? 64 : len;
-	size_t n = 0, i;
-
-	out[n++] = '"';
-	for (i = 0; i < shown && n + 8 < cap; i++) {
-		unsigned char c = (unsigned char)text[i];
-
-		if (c == '"' || c == '\\') {
-			out[n++] = '\\';
-			out[n++] = (char)c;
-		} else if (c < 0x20 || c >= 0x7f) {
-			out[n++] = '\\';
-			out[n++] = 'x';
-			out[n++] = hex[c >> 4];
-			out[n++] = hex[c & 15];
-		} else {
-			out[n++] = (char)c;
-		}
-	}
-	if (i < len) {
-		memcpy(out + n, "...", 3);
-		n += 3;
-	}
-	out[n++] = '"';
-	out[n] = '\0';
+	doc_quote(out, cap, text, len);
 }
 
 /* A number's text for "X is out of range": already checked to be printable

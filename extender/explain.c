@@ -17,19 +17,6 @@
 #include "topology/score.h"
 #include "extender/config.h"
 
-static void format_amount(const char *resource, int64_t v, char *buf, size_t size)
-{
-	static const char *const units[] = { "Ki", "Mi", "Gi", "Ti", "Pi", "Ei" };
-	int u = -1;
-
-	if (strcmp(resource, "memory") == 0 || strncmp(resource, "hugepages-", 10) == 0)
-		while (v != 0 && v % 1024 == 0 && u < 5) {
-			v /= 1024;
-			u++;
-		}
-	snprintf(buf, size, "%" PRId64 "%s", v, u >= 0 ? units[u] : "");
-}
-
 /* What the pod asks of a resource in total (pod-scope aggregation), for the
  * table's last column. */
 static int64_t pod_asks(const struct pod_demand *d, const char *name)
@@ -68,12 +55,12 @@ static void write_text(FILE *out, const struct inventory_node *node, const struc
 
 		fprintf(out, "  %-34s", res->name);
 		for (k = 0; k < node->numa_count; k++) {
-			format_amount(res->name, res->available[k], a, sizeof a);
-			format_amount(res->name, res->allocatable[k], b, sizeof b);
+			resource_amount_format(res->name, res->available[k], a, sizeof a);
+			resource_amount_format(res->name, res->allocatable[k], b, sizeof b);
 			snprintf(buf, sizeof buf, "%s/%s", a, b);
 			fprintf(out, " %-15s", buf);
 		}
-		format_amount(res->name, pod_asks(d, res->name), a, sizeof a);
+		resource_amount_format(res->name, pod_asks(d, res->name), a, sizeof a);
 		fprintf(out, " %s\n", a);
 	}
 	for (i = 0; i < v->ncontainers; i++) {

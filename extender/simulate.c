@@ -228,9 +228,13 @@ static void node_report(const struct sim_node *sn, struct json_object *out, bool
 				printf(" %3d%%", pct);
 			json_object_array_add(per, json_object_new_int(pct));
 		}
-		if (text)
-			printf("   fragmented %lld of %lld free\n", (long long)(free_total - free_max),
-			       (long long)free_total);
+		if (text) {
+			char frag[32], total[32];
+
+			resource_amount_format(res->name, free_total - free_max, frag, sizeof frag);
+			resource_amount_format(res->name, free_total, total, sizeof total);
+			printf("   fragmented %s of %s free\n", frag, total);
+		}
 		json_object_object_add(ro, "resource", json_object_new_string(res->name));
 		json_object_object_add(ro, "usedPercentPerNUMA", per);
 		json_object_object_add(ro, "free", json_object_new_int64(free_total));

@@ -28,6 +28,20 @@ enum resource_kind resource_kind_of(const char *name)
 	return RESOURCE_DEVICE;
 }
 
+void resource_amount_format(const char *resource, int64_t v, char *buf, size_t size)
+{
+	static const char *const units[] = { "Ki", "Mi", "Gi", "Ti", "Pi", "Ei" };
+	int u = -1;
+
+	if (resource_kind_of(resource) == RESOURCE_MEMORY) {
+		while (v != 0 && v % 1024 == 0 && u < 5) {
+			v /= 1024;
+			u++;
+		}
+	}
+	snprintf(buf, size, "%lld%s", (long long)v, u >= 0 ? units[u] : "");
+}
+
 const char *tm_policy_name(enum tm_policy p)
 {
 	switch (p) {

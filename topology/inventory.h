@@ -9,6 +9,7 @@
 #define TOPOLOGY_INVENTORY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "bitmask.h"
@@ -115,6 +116,10 @@ void inventory_node_free(struct inventory_node *node);
 int inventory_find(const struct inventory_node *node, const char *name);
 
 enum resource_kind resource_kind_of(const char *name);
+
+/* An amount for people: "4Gi", "1536Mi" or bytes for memory types, a plain
+ * count otherwise. */
+void resource_amount_format(const char *resource, int64_t v, char *buf, size_t size);
 
 const char *tm_policy_name(enum tm_policy p);
 const char *tm_scope_name(enum tm_scope s);

@@ -63,21 +63,6 @@ void verdict_cleanup(struct verdict *v)
 	memset(v, 0, sizeof *v);
 }
 
-/* "4Gi", "1500Mi" or plain bytes for memory types; counts otherwise. */
-static void amount_format(const char *resource, int64_t v, char *buf, size_t size)
-{
-	static const char *const units[] = { "Ki", "Mi", "Gi", "Ti", "Pi", "Ei" };
-	int u = -1;
-
-	if (strcmp(resource, "memory") == 0 || strncmp(resource, "hugepages-", 10) == 0) {
-		while (v != 0 && v % 1024 == 0 && u < 5) {
-			v /= 1024;
-			u++;
-		}
-	}
-	snprintf(buf, size, "%" PRId64 "%s", v, u >= 0 ? units[u] : "");
-}
-
 static void append(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -159,7 +144,7 @@ static void explain_rejection(const struct sim *s, const char *who,
 		const struct hint_list *l = blamed[i];
 		char amount[32];
 
-		amount_format(l->resource, l->amount, amount, sizeof amount);
+		resource_amount_format(l->resource, l->amount, amount, sizeof amount);
 		append(what, sizeof what, "%s%s=%s", what[0] ? ", " : "", l->resource, amount);
 		append(v->resources, sizeof v->resources, "%s%s", v->resources[0] ? ", " : "",
 		       l->resource);
