@@ -311,7 +311,11 @@ static size_t memory_hints(struct sim *s, const struct ask *a, struct hint_list 
 		return 0;
 	for (t = 0; t < a->nmemory; t++) {
 		res[t] = sim_resource(s, a->memory[t].name);
-		if (res[t] < 0 || !node->resources[res[t]].listed_everywhere) {
+		/* A hugepage size some NUMA node lacks would crash the kubelet;
+		 * regular memory always has a table (a zone not listing it
+		 * counts as having none). */
+		if (res[t] < 0 || (!node->resources[res[t]].listed_everywhere &&
+				   strcmp(node->resources[res[t]].name, "memory") != 0)) {
 			/* The kubelet dereferences the missing per-NUMA table. */
 			notes->memory_missing_type = true;
 			strncpy(notes->missing, a->memory[t].name, sizeof notes->missing - 1);
