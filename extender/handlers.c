@@ -10,6 +10,7 @@
 #include "extender/log.h"
 #include "extender/metrics.h"
 #include "extender/score_cache.h"
+#include "extender/verdict_cache.h"
 #include "extender/wire.h"
 #include "extender/xalloc.h"
 #include "topology/demand.h"
@@ -138,6 +139,8 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 	uint64_t counts[METRICS_NOUTCOMES] = { 0 };
 	int64_t *scores;
 	struct decision_record *record = NULL;
+	struct verdict_entry cached;
+	uint64_t demand_id;
 	size_t i, n = 0;
 	bool stale = false;
 	char *json;
@@ -180,6 +183,12 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 	outcome = xcalloc(args.nnames + 1, sizeof *outcome);
 	why = xcalloc(args.nnames + 1, sizeof *why);
 	scores = xcalloc(args.nnames + 1, sizeof *scores);
+	{
+		char *key = pod_demand_key(demand);
+
+		demand_id = verdict_cache_demand(key);
+		free(key);
+	}
 	for (i = 0; i < args.nnames; i++) {
 		const struct store_node *sn = store_get(set, args.names[i]);
 		struct verdict v;
@@ -200,8 +209,34 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 						     why[i], 0, 0, NULL);
 			continue;
 		}
+		/* Pods of one workload share a demand: a known answer for this
+		 * snapshot, settings and demand is the judge's answer. Debug logging
+		 * wants the long message, so it always judges. */
+		if (!log_enabled(CONFIG_LOG_DEBUG) &&
+		    verdict_cache_get(sn->id, settings->id, demand_id, &cached)) {
+			metrics_verdict_cache_hit();
+			outcome[i] = (enum wire_outcome)cached.outcome;
+			scores[i] = cached.score;
+			if (outcome[i] == WIRE_PASS) {
+				counts[METRICS_PASS]++;
+			} else {
+				counts[outcome[i] == WIRE_UNRESOLVABLE ? METRICS_UNRESOLVABLE
+								       : METRICS_FAILED]++;
+				snprintf(summary, sizeof summary, "%s%s", cached.reason,
+					 stale ? " [inventory stale]" : "");
+				why[i] = intern(&reasons, summary);
+				metrics_rejection(cached.kubelet_reason);
+			}
+			if (record)
+				decision_record_node(record, args.names[i], sn,
+						     outcome[i] == WIRE_PASS ? "pass"
+						     : outcome[i] == WIRE_FAILED ? "failed" : "unresolvable",
+						     why[i], cached.numa_ids, scores[i], NULL);
+			continue;
+		}
 		judge_node_ex(sn->inventory, demand,
 			      JUDGE_UNRESOLVABLE | (log_enabled(CONFIG_LOG_DEBUG) ? JUDGE_DETAIL : 0), &v);
+		memset(&cached, 0, sizeof cached);
 		if (v.admit) {
 			outcome[i] = WIRE_PASS;
 			counts[METRICS_PASS]++;
@@ -211,6 +246,8 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 			outcome[i] = v.unresolvable ? WIRE_UNRESOLVABLE : WIRE_FAILED;
 			counts[v.unresolvable ? METRICS_UNRESOLVABLE : METRICS_FAILED]++;
 			verdict_summary(&v, summary, sizeof summary);
+			cached.reason = summary;
+			cached.kubelet_reason = verdict_reason_name(v.reason);
 			if (stale)
 				strncat(summary, " [inventory stale]", sizeof summary - strlen(summary) - 1);
 			why[i] = intern(&reasons, summary);
@@ -225,6 +262,15 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 					     outcome[i] == WIRE_PASS ? "pass"
 					     : outcome[i] == WIRE_FAILED ? "failed" : "unresolvable",
 					     why[i], v.admit ? placement_ids(&v) : 0, scores[i], NULL);
+		cached.outcome = (unsigned char)outcome[i];
+		cached.score = scores[i];
+		cached.numa_ids = v.admit ? placement_ids(&v) : 0;
+		if (v.admit) {
+			cached.reason = "";
+			cached.kubelet_reason = "";
+		}
+		if (!stale)
+			verdict_cache_put(sn->id, settings->id, demand_id, &cached);
 		verdict_cleanup(&v);
 	}
 	json = wire_encode_filter(&args, outcome, why, &n);

@@ -34,7 +34,12 @@ static _Atomic uint64_t nodes[METRICS_NVERBS][METRICS_NOUTCOMES];
 static _Atomic uint64_t rejections[NREASONS];
 static _Atomic uint64_t inventory_nodes, inventory_generation, inventory_errors, inventory_reloads;
 static _Atomic uint64_t config_reloads_ok, config_reloads_err;
-static _Atomic uint64_t score_cache_hits, decision_log_dropped;
+static _Atomic uint64_t score_cache_hits, decision_log_dropped, verdict_cache_hits;
+
+void metrics_verdict_cache_hit(void)
+{
+	atomic_fetch_add(&verdict_cache_hits, 1);
+}
 
 void metrics_decision_log_dropped(void)
 {
@@ -237,6 +242,10 @@ char *metrics_render(size_t *len)
 		"# TYPE numa_extender_score_cache_hits_total counter\n"
 		"numa_extender_score_cache_hits_total %llu\n",
 	    (unsigned long long)atomic_load(&score_cache_hits));
+	put(&b, "# HELP numa_extender_verdict_cache_hits_total Filter nodes answered from remembered verdicts.\n"
+		"# TYPE numa_extender_verdict_cache_hits_total counter\n"
+		"numa_extender_verdict_cache_hits_total %llu\n",
+	    (unsigned long long)atomic_load(&verdict_cache_hits));
 	put(&b, "# HELP numa_extender_decision_log_dropped_total Decision-log records dropped (queue full).\n"
 		"# TYPE numa_extender_decision_log_dropped_total counter\n"
 		"numa_extender_decision_log_dropped_total %llu\n",
@@ -319,6 +328,7 @@ void metrics_reset(void)
 	atomic_store(&config_reloads_ok, 0);
 	atomic_store(&config_reloads_err, 0);
 	atomic_store(&score_cache_hits, 0);
+	atomic_store(&verdict_cache_hits, 0);
 	atomic_store(&kube_restarts, 0);
 	atomic_store(&kube_relists, 0);
 	for (i = 0; i <= NEVENTS; i++)

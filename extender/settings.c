@@ -13,7 +13,10 @@ struct settings *settings_new(const struct config *cfg)
 	struct settings *s = xcalloc(1, sizeof *s);
 	size_t i;
 
+	static _Atomic uint64_t next_id = 1;
+
 	s->refs = 1;
+	s->id = atomic_fetch_add(&next_id, 1);
 	s->scoring.strategy = cfg->scoring.strategy;
 	s->scoring.nweights = cfg->scoring.nweights;
 	s->scoring.weights = xcalloc(cfg->scoring.nweights + 1, sizeof *s->scoring.weights);

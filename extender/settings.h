@@ -7,6 +7,7 @@
 #define EXTENDER_SETTINGS_H
 
 #include <pthread.h>
+#include <stdint.h>
 
 #include "extender/config.h"
 
@@ -15,6 +16,7 @@ struct settings {
 	struct score_config scoring;
 	enum config_missing missing_inventory;
 	enum config_log_level log_level;
+	uint64_t id;                    /* unique per value: a cache key part */
 };
 
 struct settings_holder {

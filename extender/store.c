@@ -12,6 +12,8 @@
 
 #include "extender/xalloc.h"
 
+static _Atomic uint64_t next_node_id = 1;
+
 struct store_set {
 	_Atomic int refs;
 	uint64_t generation;
@@ -206,6 +208,7 @@ void store_batch_put_raw(struct store_batch *b, struct inventory_node *inventory
 	n->version = xstrdup(version ? version : "");
 	n->loaded_ms = now_ms();
 	n->refs = 1;
+	n->id = atomic_fetch_add(&next_node_id, 1);
 	batch_add(b, inventory->name, n);
 }
 

@@ -22,6 +22,7 @@ struct store_node {
 	char *version;         /* resourceVersion or content hash */
 	int64_t loaded_ms;     /* CLOCK_REALTIME ms when built */
 	char *raw;             /* the object as JSON (for the decision log), or NULL */
+	uint64_t id;           /* unique per snapshot: a cache key part */
 	int refs;              /* atomic; owned by the sets that hold it */
 };
 

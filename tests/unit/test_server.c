@@ -196,6 +196,20 @@ static void server_filter_names_mode_matches_fixture(void **state)
 		"NUMA: cannot align cpu on one NUMA node (single-numa-node)");
 	json_object_put(o);
 	json_object_put(want);
+	/* The same request again is answered from remembered verdicts, and
+	 * says exactly the same. */
+	{
+		char *first = strdup(r.body);
+
+		http_response_cleanup(&r);
+		request(&e, "POST", "/v1/filter", body, &r);
+		assert_string_equal(r.body, first);
+		free(first);
+		http_response_cleanup(&r);
+		request(&e, "GET", "/metrics", NULL, &r);
+		assert_null(strstr(r.body, "numa_extender_verdict_cache_hits_total 0\n"));
+		assert_non_null(strstr(r.body, "numa_extender_verdict_cache_hits_total "));
+	}
 	http_response_cleanup(&r);
 	free(body);
 	env_stop(&e);
