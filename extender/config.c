@@ -1124,65 +1124,18 @@ enum err config_load_buffer(const char *buf, size_t len, const char *origin,
 	return rc;
 }
 
-static void errno_message(struct errmsg *msg, const char *path, const char *what,
-			  int e)
-{
-	char text[128];
-
-	if (strerror_r(e, text, sizeof text) != 0)
-		snprintf(text, sizeof text, "error %d", e);
-	errmsg_set(msg, "%s: %s: %s", path, what, text);
-}
 
 enum err config_load_file(const char *path, struct config *out, struct errmsg *msg)
 {
-	struct stat st;
 	char *data = NULL;
 	size_t used = 0;
-	enum err rc = ERR_OK;
-	int fd;
+	enum err rc;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		errno_message(msg, path, "cannot open", errno);
-		return ERR_IO;
-	}
-	if (fstat(fd, &st) != 0) {
-		errno_message(msg, path, "cannot stat", errno);
-		rc = ERR_IO;
-		goto out;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		errmsg_set(msg, "%s: is a directory", path);
-		rc = ERR_IO;
-		goto out;
-	}
-	/* One byte more than the cap, to tell "exactly 1 MiB" from "more";
-	 * st_size is not trusted (pipes and /proc report 0). */
-	data = xmalloc(CONFIG_MAX_BYTES + 1);
-	for (;;) {
-		ssize_t n = read(fd, data + used, CONFIG_MAX_BYTES + 1 - used);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			errno_message(msg, path, "cannot read", errno);
-			rc = ERR_IO;
-			goto out;
-		}
-		if (n == 0)
-			break;
-		used += (size_t)n;
-		if (used > CONFIG_MAX_BYTES) {
-			errmsg_set(msg, "%s: larger than %zu bytes", path, CONFIG_MAX_BYTES);
-			rc = ERR_TOO_LARGE;
-			goto out;
-		}
-	}
-	rc = config_load_buffer(data, used, path, out, msg);
-out:
+	/* The shared reader: capped before it allocates, clear errors. */
+	rc = doc_read_file(path, CONFIG_MAX_BYTES, &data, &used, msg);
+	if (rc == ERR_OK)
+		rc = config_load_buffer(data, used, path, out, msg);
 	free(data);
-	close(fd);
 	return rc;
 }
 
