@@ -5,6 +5,7 @@
 set -u
 passed=0
 failed=0
+failing=""
 for bin in "$@"; do
 	out=$(mktemp)
 	# A hung binary must not hang the suite: ten minutes each at most.
@@ -23,7 +24,10 @@ for bin in "$@"; do
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
+	[ "$f" -eq 0 ] || failing="$failing $bin(rc=$rc)"
 	rm -f "$out"
 done
+# CI shows only the tail of the log: name the failing binaries there.
+[ -z "$failing" ] || echo "failing binaries:$failing"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -339,8 +339,16 @@ static void kube_bad_token_is_not_ready(void **state)
 
 		assert_int_equal(source_kube_start(e.store, &e.cfg, &e.kube, &msg), ERR_OK);
 	}
-	usleep(1000 * 1000);
-	fake_apiserver_stats(e.api, &st);
+	{
+		int i;
+
+		for (i = 0; i < 200; i++) {
+			fake_apiserver_stats(e.api, &st);
+			if (st.auth_failures >= 1)
+				break;
+			usleep(50 * 1000);
+		}
+	}
 	assert_true(st.auth_failures >= 1);
 	assert_false(store_ready(e.store));
 	kenv_stop(&e);

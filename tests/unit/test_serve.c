@@ -163,6 +163,24 @@ static int wait_exit(pid_t pid, int seconds)
 	return -1;
 }
 
+/* Waits until /metrics shows `line`: signals are handled asynchronously, and a
+ * loaded sanitizer build may take a while. */
+static void wait_metric(int port, const char *line)
+{
+	int i;
+
+	for (i = 0; i < 400; i++) {
+		char *metrics = NULL;
+		bool seen = get_status(port, "/metrics", &metrics) == 200 && strstr(metrics, line);
+
+		free(metrics);
+		if (seen)
+			return;
+		usleep(25 * 1000);
+	}
+	fail_msg("metrics never showed %s", line);
+}
+
 static bool log_contains(const char *log, const char *text)
 {
 	char *body = read_file_or_die(log, NULL);
@@ -190,7 +208,7 @@ static void serve_sighup_reloads_scoring_and_sigterm_drains(void **state)
 	packed = score_017(port);
 	write_config(config, port, "LeastNUMANodes");
 	kill(pid, SIGHUP);
-	usleep(300 * 1000);
+	wait_metric(port, "numa_extender_config_reloads_total{result=\"ok\"} 1\n");
 	fewest = score_017(port);
 	/* MostAllocated: (63 + 25 + 100 + 12) / 4 = 50 -> 5; LeastNUMANodes:
 	 * one NUMA node -> 10 (see tests/data/server/nrt/worker-gpu-017.yaml). */
@@ -204,7 +222,7 @@ static void serve_sighup_reloads_scoring_and_sigterm_drains(void **state)
 		fclose(f);
 	}
 	kill(pid, SIGHUP);
-	usleep(300 * 1000);
+	wait_metric(port, "numa_extender_config_reloads_total{result=\"error\"} 1\n");
 	after_bad = score_017(port);
 	assert_int_equal(after_bad, fewest);
 	assert_int_equal(get_status(port, "/metrics", &metrics), 200);
