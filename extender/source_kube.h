@@ -27,6 +27,14 @@ void source_kube_stop(struct source_kube *k);
  * list. */
 const char *source_kube_version(struct source_kube *k);
 
+/* Credentials from cfg->kubeconfig, else in-cluster (shared by every API
+ * client of the service). */
+struct kube_credentials;
+enum err kube_credentials_for(const struct config *cfg, struct kube_credentials *out,
+			      struct errmsg *msg);
+struct kube_reflector_limits;
+void kube_reflector_limits_for(const struct config *cfg, struct kube_reflector_limits *out);
+
 #define NRT_RESOURCE "noderesourcetopologies.topology.node.k8s.io"
 
 #endif

@@ -1834,9 +1834,11 @@ static size_t c_literals(const char *src, char ***out)
 /* Every Kubernetes API call the extender's source makes: each literal path
  * /apis/GROUP/VERSION/[namespaces/NS/]PLURAL[/NAME][?QUERY] (or /api/v1/...)
  * becomes (group, plural, verb): watch when the query says watch=1/true,
- * get with a NAME, list otherwise. A "%s" version takes every API version
- * literal of the same file. The source makes GETs only; a file that also sets
- * a method through libcurl stops the test, which would not know the verb. */
+ * get with a NAME, list otherwise; a collection path in a file that drives a
+ * kube_reflector is both listed and watched. A file that POSTs (sets
+ * CURLOPT_POSTFIELDS) creates what its paths name. A "%s" version takes every
+ * API version literal of the same file. Any other method set through libcurl
+ * stops the test, which would not know the verb. */
 static void add_version(struct api_calls *calls, const char *version)
 {
 	size_t j;
@@ -1855,6 +1857,8 @@ static bool extract_from_source(const char *src, const char *origin, struct api_
 	char **lits = NULL;
 	size_t n = c_literals(src, &lits), i, before = calls->n;
 	bool any_version = false, ok = true;
+	bool reflector = strstr(src, "#include \"extender/kube_reflector.h\"") != NULL;
+	bool posts = strstr(src, "CURLOPT_POSTFIELDS") != NULL;
 
 	for (i = 0; i < n; i++) {
 		char *p = strstr(lits[i], "/apis/"), *query, *seg[8], *save = NULL, copy[1024];
@@ -1883,12 +1887,17 @@ static bool extract_from_source(const char *src, const char *origin, struct api_
 			named = true;
 		if (nseg > r + 2) /* a subresource: RBAC names it "pods/status" */
 			snprintf(resource, sizeof resource, "%s/%s", seg[r], seg[r + 2]);
-		if (query && (strncmp(query, "watch=1", 7) == 0 || strncmp(query, "watch=true", 10) == 0 ||
-			      strstr(query, "&watch=1") || strstr(query, "&watch=true")))
+		if (posts)
+			verb = "create";
+		else if (query && (strncmp(query, "watch=1", 7) == 0 || strncmp(query, "watch=true", 10) == 0 ||
+				   strstr(query, "&watch=1") || strstr(query, "&watch=true")))
 			verb = "watch";
 		else
 			verb = named ? "get" : "list";
 		add_triple(calls->v, &calls->n, sizeof calls->v / sizeof *calls->v, group, resource, verb);
+		if (reflector && !named && !posts)
+			add_triple(calls->v, &calls->n, sizeof calls->v / sizeof *calls->v, group, resource,
+				   "watch");
 		if (strcmp(version, "%s") == 0)
 			any_version = true;
 		else
@@ -1897,8 +1906,8 @@ static bool extract_from_source(const char *src, const char *origin, struct api_
 	for (i = 0; any_version && i < n; i++)
 		if (matches("^v[0-9]+((alpha|beta)[0-9]+)?$", lits[i]))
 			add_version(calls, lits[i]);
-	if (calls->n > before && (strstr(src, "CURLOPT_CUSTOMREQUEST") || strstr(src, "CURLOPT_POST") ||
-				  strstr(src, "CURLOPT_UPLOAD") || strstr(src, "CURLOPT_PUT")))
+	if (calls->n > before && (strstr(src, "CURLOPT_CUSTOMREQUEST") || strstr(src, "CURLOPT_UPLOAD") ||
+				  strstr(src, "CURLOPT_PUT")))
 		ok = failf(msg, "%s sets an HTTP method: teach this test its verbs", origin);
 	for (i = 0; i < n; i++)
 		free(lits[i]);
