@@ -48,6 +48,7 @@ enum slot {
 	SLOT_TLS_NAMES,
 	SLOT_KUBECONFIG,
 	SLOT_RES_NAME,
+	SLOT_BIND,
 	SLOT_COUNT,
 };
 
@@ -863,7 +864,24 @@ static void set_strategy(void *base, int v)
 	((struct config *)base)->scoring.strategy = (enum score_strategy)v;
 }
 
+static void set_ledger_enabled(void *base, int v)
+{
+	((struct config *)base)->ledger_enabled = v != 0;
+}
+
+static void set_ledger_mode(void *base, int v)
+{
+	((struct config *)base)->ledger_mode = (enum config_ledger_mode)v;
+}
+
+static void set_bind_enabled(void *base, int v)
+{
+	((struct config *)base)->bind_enabled = v != 0;
+}
+
 /* In enum order, so that the index is the value. */
+static const char *const bool_names[] = { "false", "true", NULL };
+static const char *const ledger_mode_names[] = { "predicted", "pessimistic", NULL };
 static const char *const source_names[] = { "files", "kubernetes", NULL };
 static const char *const on_stale_names[] = { "failClosed", "failOpen", NULL };
 static const char *const missing_names[] = { "allow", "deny", NULL };
@@ -939,6 +957,20 @@ static const struct field decision_log_fields[] = {
 	  .min = 16, .max = 1000000, .range = "16..1000000" },
 };
 
+static const struct field ledger_fields[] = {
+	{ .key = "enabled", .kind = K_ENUM, .names = bool_names, .set = set_ledger_enabled },
+	{ .key = "mode", .kind = K_ENUM, .names = ledger_mode_names, .set = set_ledger_mode },
+	{ .key = "assumeTTL", .kind = K_DURATION, .offset = CFG(ledger_assume_ttl_ms),
+	  .min = 1000, .max = 3600000, .range = "1s..1h" },
+	{ .key = "maxAssumeAge", .kind = K_DURATION, .offset = CFG(ledger_max_assume_age_ms),
+	  .min = 1000, .max = 86400000, .range = "1s..24h" },
+};
+
+static const struct field bind_fields[] = {
+	{ .key = "enabled", .kind = K_ENUM, .names = bool_names, .set = set_bind_enabled,
+	  .slot = SLOT_BIND },
+};
+
 static const struct field log_fields[] = {
 	{ .key = "level", .kind = K_ENUM, .names = log_level_names, .set = set_log_level },
 };
@@ -966,7 +998,27 @@ static const struct field top_fields[] = {
 	  .nfields = NFIELDS(log_fields) },
 	{ .key = "decisionLog", .kind = K_SECTION, .fields = decision_log_fields,
 	  .nfields = NFIELDS(decision_log_fields) },
+	{ .key = "ledger", .kind = K_SECTION, .fields = ledger_fields,
+	  .nfields = NFIELDS(ledger_fields) },
+	{ .key = "bind", .kind = K_SECTION, .fields = bind_fields,
+	  .nfields = NFIELDS(bind_fields) },
 };
+
+/* 127.0.0.0/8, ::1 or localhost: only this machine can connect. */
+static bool loopback(const char *hostport)
+{
+	char *host = NULL;
+	int port = 0;
+	bool yes = false;
+
+	if (hostport == NULL)
+		return true;
+	if (config_split_hostport(hostport, &host, &port, NULL) == ERR_OK)
+		yes = strncmp(host, "127.", 4) == 0 || strcmp(host, "::1") == 0 ||
+		      strcmp(host, "localhost") == 0;
+	free(host);
+	return yes;
+}
 
 /* Rules between keys, checked once everything is read; each names the key
  * that cannot stand as written. */
@@ -989,6 +1041,15 @@ static enum err cross_check(struct loader *l, const struct config *c)
 	if (c->kubeconfig != NULL && c->inventory_source != CONFIG_SOURCE_KUBERNETES)
 		return fail(l, &l->key_mark[SLOT_KUBECONFIG], ERR_INVALID, "inventory",
 			    "kubeconfig needs source: kubernetes");
+	if (c->bind_enabled && c->inventory_source != CONFIG_SOURCE_KUBERNETES)
+		return fail(l, &l->key_mark[SLOT_BIND], ERR_INVALID, "bind",
+			    "enabled needs inventory.source: kubernetes (bind talks to the API server)");
+	/* Whoever can call bind can place pods: only the scheduler may. */
+	if (c->bind_enabled && c->tls_client_ca_file == NULL &&
+	    (!loopback(c->listen) || !loopback(c->metrics_listen)))
+		return fail(l, &l->key_mark[SLOT_BIND], ERR_INVALID, "bind",
+			    "enabled needs mTLS (tls.clientCAFile) or listeners on loopback only; "
+			    "anyone who can reach an unauthenticated /bind can place pods");
 	/* Two listeners cannot share a port; only the same text is caught
 	 * here, the bind reports the rest. Port 0 picks two free ports. */
 	if (c->metrics_listen != NULL && strcmp(c->metrics_listen, c->listen) == 0) {
@@ -1068,6 +1129,11 @@ void config_init(struct config *c)
 	c->idle_timeout_ms = 120000;
 	c->threads = 2;
 	c->log_level = CONFIG_LOG_INFO;
+	c->ledger_enabled = true;
+	c->ledger_mode = CONFIG_LEDGER_PREDICTED;
+	c->ledger_assume_ttl_ms = 30000;
+	c->ledger_max_assume_age_ms = 600000;
+	c->bind_enabled = false;
 }
 
 void config_cleanup(struct config *c)

@@ -29,6 +29,11 @@ enum config_on_stale {
 	CONFIG_STALE_FAIL_OPEN,    /* judge on the last known data, say so */
 };
 
+enum config_ledger_mode {
+	CONFIG_LEDGER_PREDICTED,
+	CONFIG_LEDGER_PESSIMISTIC,
+};
+
 enum config_log_level {
 	CONFIG_LOG_ERROR,
 	CONFIG_LOG_WARN,
@@ -77,6 +82,14 @@ struct config {
 	int64_t decision_log_max_files;  /* rotated files kept, default 3 */
 	int64_t decision_log_queue;      /* records waiting to be written, default 4096 */
 	enum config_log_level log_level; /* default info */
+
+	/* The assumed-pod ledger (kubernetes source only). */
+	bool ledger_enabled;                   /* default true */
+	enum config_ledger_mode ledger_mode;   /* default predicted */
+	int64_t ledger_assume_ttl_ms;          /* default 30 s */
+	int64_t ledger_max_assume_age_ms;      /* default 10 min */
+	/* The bind verb: <urlPrefix>/bind creates Bindings itself. */
+	bool bind_enabled;                     /* default false */
 };
 
 /* Fills every field with its default. */

@@ -11,6 +11,8 @@
 #include <stdint.h>
 
 #include "extender/decisionlog.h"
+#include "extender/kube_bind.h"
+#include "extender/ledger.h"
 #include "extender/settings.h"
 #include "extender/store.h"
 
@@ -24,6 +26,10 @@ struct handler_ctx {
 	bool fail_open;
 	/* Where decisions are recorded, or NULL. */
 	struct decision_log *decisions;
+	/* The assumed-pod ledger, or NULL (file inventory, or turned off). */
+	struct ledger *ledger;
+	/* The bind verb's API client; NULL: bind is off (404). */
+	struct kube_binder *binder;
 };
 
 struct reply {
@@ -42,6 +48,13 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
  * prioritize failures). */
 void handle_prioritize(const struct handler_ctx *h, const char *body, size_t len,
 		       struct reply *out);
+
+/* POST bind: ExtenderBindingArgs -> ExtenderBindingResult. Reads the pod,
+ * checks its UID, records it in the ledger, creates the Binding (UID as
+ * precondition); a failed Binding takes the ledger entry back. Malformed
+ * JSON: 400; every other failure: 200 with Error, which makes kube-scheduler
+ * forget the pod and retry it. (extender/bind.c) */
+void handle_bind(const struct handler_ctx *h, const char *body, size_t len, struct reply *out);
 
 /* A plain-text reply (status, "text/plain; charset=utf-8", text + "\n"). */
 void reply_text(struct reply *out, int status, const char *text);

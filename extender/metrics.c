@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "extender/ledger.h"
 #include "extender/store.h"
 #include "extender/xalloc.h"
 
@@ -34,6 +35,8 @@ static _Atomic uint64_t nodes[METRICS_NVERBS][METRICS_NOUTCOMES];
 static _Atomic uint64_t rejections[NREASONS];
 static _Atomic uint64_t inventory_nodes, inventory_generation, inventory_errors, inventory_reloads;
 static _Atomic uint64_t config_reloads_ok, config_reloads_err;
+static _Atomic uint64_t binds_ok, binds_err;
+static struct ledger *_Atomic metrics_ledger;
 static _Atomic uint64_t score_cache_hits, decision_log_dropped, verdict_cache_hits;
 
 void metrics_verdict_cache_hit(void)
@@ -132,6 +135,16 @@ void metrics_inventory_error(void)
 void metrics_inventory_reload(void)
 {
 	atomic_fetch_add(&inventory_reloads, 1);
+}
+
+void metrics_bind(bool ok)
+{
+	atomic_fetch_add(ok ? &binds_ok : &binds_err, 1);
+}
+
+void metrics_set_ledger(struct ledger *l)
+{
+	atomic_store(&metrics_ledger, l);
 }
 
 void metrics_config_reload(int ok)
@@ -302,6 +315,41 @@ char *metrics_render(size_t *len)
 			    contact ? (double)(now - contact) / 1000.0 : -1.0);
 		}
 	}
+	put(&b, "# HELP numa_extender_binds_total Bind verb calls by result.\n"
+		"# TYPE numa_extender_binds_total counter\n"
+		"numa_extender_binds_total{result=\"ok\"} %llu\n"
+		"numa_extender_binds_total{result=\"error\"} %llu\n",
+	    (unsigned long long)atomic_load(&binds_ok), (unsigned long long)atomic_load(&binds_err));
+	{
+		struct ledger *l = atomic_load(&metrics_ledger);
+
+		if (l != NULL) {
+			struct ledger_stats st;
+
+			ledger_stats(l, &st);
+			put(&b, "# HELP numa_extender_ledger_pods Assigned, non-terminal pods the ledger knows.\n"
+				"# TYPE numa_extender_ledger_pods gauge\n"
+				"numa_extender_ledger_pods %llu\n"
+				"# HELP numa_extender_ledger_assumed_pods Pods taken off their node's NRT until an update includes them.\n"
+				"# TYPE numa_extender_ledger_assumed_pods gauge\n"
+				"numa_extender_ledger_assumed_pods %llu\n"
+				"# HELP numa_extender_ledger_oldest_assumed_seconds Age of the oldest assumed pod (0: none).\n"
+				"# TYPE numa_extender_ledger_oldest_assumed_seconds gauge\n"
+				"numa_extender_ledger_oldest_assumed_seconds %.3f\n"
+				"# HELP numa_extender_ledger_flushes_total Assumed pods dropped, by cause.\n"
+				"# TYPE numa_extender_ledger_flushes_total counter\n"
+				"numa_extender_ledger_flushes_total{cause=\"fingerprint\"} %llu\n"
+				"numa_extender_ledger_flushes_total{cause=\"ttl\"} %llu\n"
+				"numa_extender_ledger_flushes_total{cause=\"expired\"} %llu\n"
+				"# HELP numa_extender_ledger_fingerprint_mismatches_total NRT updates whose pod fingerprint did not match the ledger's.\n"
+				"# TYPE numa_extender_ledger_fingerprint_mismatches_total counter\n"
+				"numa_extender_ledger_fingerprint_mismatches_total %llu\n",
+			    (unsigned long long)st.pods, (unsigned long long)st.assumed,
+			    (double)st.oldest_assumed_ms / 1000.0, (unsigned long long)st.flushed_fingerprint,
+			    (unsigned long long)st.flushed_ttl, (unsigned long long)st.flushed_expired,
+			    (unsigned long long)st.fingerprint_mismatches);
+		}
+	}
 	*len = b.len;
 	return b.p;
 }
@@ -327,6 +375,8 @@ void metrics_reset(void)
 	atomic_store(&inventory_reloads, 0);
 	atomic_store(&config_reloads_ok, 0);
 	atomic_store(&config_reloads_err, 0);
+	atomic_store(&binds_ok, 0);
+	atomic_store(&binds_err, 0);
 	atomic_store(&score_cache_hits, 0);
 	atomic_store(&verdict_cache_hits, 0);
 	atomic_store(&kube_restarts, 0);

@@ -6,6 +6,7 @@
 #define EXTENDER_METRICS_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 enum metrics_verb { METRICS_FILTER, METRICS_PRIORITIZE, METRICS_OTHER, METRICS_NVERBS };
@@ -45,6 +46,12 @@ void metrics_kube_request(double seconds);
 /* The store whose node ages and last contact /metrics reports (or NULL). */
 struct store;
 void metrics_set_store(struct store *s);
+
+/* The bind verb, by result. */
+void metrics_bind(bool ok);
+/* The ledger whose pods and flushes /metrics reports (or NULL). */
+struct ledger;
+void metrics_set_ledger(struct ledger *l);
 
 /* Renders everything into a new malloc'd buffer (*len without the NUL). */
 char *metrics_render(size_t *len);

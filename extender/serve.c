@@ -17,6 +17,9 @@
 #include "extender/settings.h"
 #include "extender/source_files.h"
 #include "extender/source_kube.h"
+#include "extender/source_pods.h"
+#include "extender/kube_bind.h"
+#include "extender/ledger.h"
 #include "extender/store.h"
 #include "extender/xalloc.h"
 
@@ -131,6 +134,9 @@ int serve_main(int argc, char **argv)
 {
 	struct source_files *files = NULL;
 	struct source_kube *kube = NULL;
+	struct source_pods *pods = NULL;
+	struct ledger *ledger = NULL;
+	struct kube_binder *binder = NULL;
 	struct decision_log *decisions = NULL;
 	struct settings_holder holder;
 	struct server *server = NULL;
@@ -174,7 +180,37 @@ int serve_main(int argc, char **argv)
 		}
 		ctx.decisions = decisions;
 	}
+	if (cfg.inventory_source == CONFIG_SOURCE_KUBERNETES && cfg.ledger_enabled) {
+		struct ledger_options lo = {
+			cfg.ledger_mode == CONFIG_LEDGER_PESSIMISTIC ? LEDGER_PESSIMISTIC : LEDGER_PREDICTED,
+			cfg.ledger_assume_ttl_ms, cfg.ledger_max_assume_age_ms,
+		};
+
+		/* The overlay must be in place before the first NRT arrives. */
+		ledger = ledger_new(store, &lo);
+		metrics_set_ledger(ledger);
+		ctx.ledger = ledger;
+	}
+	if (cfg.bind_enabled) {
+		if (kube_binder_new(&cfg, &binder, &msg) != ERR_OK) {
+			fprintf(stderr, "numa-extender serve: bind: %s\n", msg.text);
+			status = 2;
+			goto out;
+		}
+		ctx.binder = binder;
+	}
 	if (cfg.inventory_source == CONFIG_SOURCE_KUBERNETES) {
+		if (ledger && source_pods_start(ledger, &cfg, &pods, &msg) != ERR_OK) {
+			fprintf(stderr, "numa-extender serve: pod watch: %s\n", msg.text);
+			status = 2;
+			goto out;
+		}
+		if (ledger)
+			log_info("assumed-pod ledger on", "mode=%s assumeTTL_ms=%lld maxAssumeAge_ms=%lld bind=%s",
+				 ledger_mode_name(cfg.ledger_mode == CONFIG_LEDGER_PESSIMISTIC ? LEDGER_PESSIMISTIC
+											: LEDGER_PREDICTED),
+				 (long long)cfg.ledger_assume_ttl_ms, (long long)cfg.ledger_max_assume_age_ms,
+				 binder ? "on" : "off");
 		if (source_kube_start(store, &cfg, &kube, &msg) != ERR_OK) {
 			log_error("cannot use the Kubernetes API", "error=\"%s\"", msg.text);
 			fprintf(stderr, "numa-extender serve: %s\n", msg.text);
@@ -211,6 +247,10 @@ int serve_main(int argc, char **argv)
 out:
 	server_drain_and_stop(server, 0);
 	source_kube_stop(kube);
+	source_pods_stop(pods);
+	metrics_set_ledger(NULL);
+	ledger_free(ledger);
+	kube_binder_free(binder);
 	decision_log_close(decisions);
 	source_files_free(files);
 	settings_holder_cleanup(&holder);

@@ -31,6 +31,8 @@ enum route {
 	ROUTE_HEALTHZ,
 	ROUTE_READYZ,
 	ROUTE_METRICS,
+	ROUTE_BIND,
+	ROUTE_LEDGER,
 	ROUTE_NONE,
 };
 
@@ -46,7 +48,7 @@ struct listener {
 struct server {
 	struct listener main, metrics;
 	const struct handler_ctx *ctx;
-	char *filter_path, *prioritize_path;
+	char *filter_path, *prioritize_path, *bind_path;
 	int64_t max_body;
 	char *cert_pem, *key_pem, *ca_pem;
 	char **client_names;
@@ -57,6 +59,7 @@ struct server {
 
 struct request {
 	enum route route;
+	char *ledger_node;  /* /ledger/<node> */
 	char *body;
 	size_t len, cap;
 	bool too_big;
@@ -75,6 +78,12 @@ static double elapsed(const struct timespec *start)
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) / 1e9;
+}
+
+/* The scheduler's verbs: POST with a JSON body. */
+static bool is_verb(enum route r)
+{
+	return r == ROUTE_FILTER || r == ROUTE_PRIORITIZE || r == ROUTE_BIND;
 }
 
 static enum metrics_verb verb_of(enum route r)
@@ -97,8 +106,7 @@ static enum MHD_Result send_reply(struct server *s, struct MHD_Connection *c,
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->content_type);
 	if (r->status == 405)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW,
-					req->route == ROUTE_FILTER || req->route == ROUTE_PRIORITIZE
-						? "POST" : "GET");
+					is_verb(req->route) ? "POST" : "GET");
 	if (atomic_load(&s->draining))
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	ret = MHD_queue_response(c, (unsigned int)r->status, resp);
@@ -116,12 +124,21 @@ static enum MHD_Result send_text(struct server *s, struct MHD_Connection *c,
 	return send_reply(s, c, req, &r);
 }
 
-static enum route route_of(const struct server *s, const struct listener *l, const char *url)
+static enum route route_of(const struct server *s, const struct listener *l, const char *url,
+			   struct request *req)
 {
 	if (l->main && strcmp(url, s->filter_path) == 0)
 		return ROUTE_FILTER;
 	if (l->main && strcmp(url, s->prioritize_path) == 0)
 		return ROUTE_PRIORITIZE;
+	if (l->main && s->ctx->binder && strcmp(url, s->bind_path) == 0)
+		return ROUTE_BIND;
+	if (l->health && s->ctx->ledger && strcmp(url, "/ledger") == 0)
+		return ROUTE_LEDGER;
+	if (l->health && s->ctx->ledger && strncmp(url, "/ledger/", 8) == 0 && url[8] != '\0') {
+		req->ledger_node = xstrdup(url + 8);
+		return ROUTE_LEDGER;
+	}
 	if (l->health && strcmp(url, "/healthz") == 0)
 		return ROUTE_HEALTHZ;
 	if (l->health && strcmp(url, "/readyz") == 0)
@@ -223,7 +240,17 @@ static enum MHD_Result handle_get(struct server *s, struct MHD_Connection *c, st
 			return send_text(s, c, req, 503, "shutting down");
 		if (!store_ready(s->ctx->store))
 			return send_text(s, c, req, 503, "inventory not loaded yet");
+		if (s->ctx->ledger && !ledger_listed(s->ctx->ledger))
+			return send_text(s, c, req, 503, "pods not listed yet");
 		return send_text(s, c, req, 200, "ready");
+	case ROUTE_LEDGER:
+		r.body = ledger_json(s->ctx->ledger, req->ledger_node);
+		if (r.body == NULL)
+			return send_text(s, c, req, 404, "the ledger knows no pod on this node");
+		r.status = 200;
+		r.content_type = "application/json";
+		r.len = strlen(r.body);
+		return send_reply(s, c, req, &r);
 	case ROUTE_METRICS:
 		r.status = 200;
 		r.content_type = "text/plain; version=0.0.4; charset=utf-8";
@@ -250,7 +277,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
 
 		req = xcalloc(1, sizeof *req);
 		clock_gettime(CLOCK_MONOTONIC, &req->start);
-		req->route = route_of(s, l, url);
+		req->route = route_of(s, l, url, req);
 		*con_cls = req;
 		atomic_fetch_add(&s->inflight, 1);
 		req->counted = true;
@@ -259,7 +286,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
 			return send_text(s, c, req, 403, "client certificate required");
 		if (req->route == ROUTE_NONE)
 			return send_text(s, c, req, 404, "not found");
-		if ((req->route == ROUTE_FILTER || req->route == ROUTE_PRIORITIZE) != post ||
+		if (is_verb(req->route) != post ||
 		    (!post && strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
 		     strcmp(method, MHD_HTTP_METHOD_HEAD) != 0))
 			return send_text(s, c, req, 405, "method not allowed");
@@ -296,7 +323,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
 		req->len += n;
 		return MHD_YES;
 	}
-	if (req->route != ROUTE_FILTER && req->route != ROUTE_PRIORITIZE)
+	if (!is_verb(req->route))
 		return handle_get(s, c, req);
 	if (req->too_big)
 		return send_text(s, c, req, 413, "request body too large");
@@ -305,6 +332,8 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
 	req->body[req->len] = '\0';
 	if (req->route == ROUTE_FILTER)
 		handle_filter(s->ctx, req->body, req->len, &r);
+	else if (req->route == ROUTE_BIND)
+		handle_bind(s->ctx, req->body, req->len, &r);
 	else
 		handle_prioritize(s->ctx, req->body, req->len, &r);
 	return send_reply(s, c, req, &r);
@@ -323,6 +352,7 @@ static void request_completed(void *cls, struct MHD_Connection *c, void **con_cl
 	if (req->counted)
 		atomic_fetch_sub(&l->server->inflight, 1);
 	free(req->body);
+	free(req->ledger_node);
 	free(req);
 	*con_cls = NULL;
 }
@@ -451,6 +481,8 @@ enum err server_start(const struct config *cfg, const struct handler_ctx *ctx,
 	s->prioritize_path = xmalloc(strlen(prefix) + 16);
 	sprintf(s->filter_path, "%s/filter", prefix);
 	sprintf(s->prioritize_path, "%s/prioritize", prefix);
+	s->bind_path = xmalloc(strlen(prefix) + 16);
+	sprintf(s->bind_path, "%s/bind", prefix);
 	atomic_init(&s->draining, false);
 	atomic_init(&s->inflight, 0);
 	if (tls) {
@@ -545,5 +577,6 @@ void server_drain_and_stop(struct server *s, int64_t deadline_ms)
 	free(s->client_names);
 	free(s->filter_path);
 	free(s->prioritize_path);
+	free(s->bind_path);
 	free(s);
 }

@@ -27,6 +27,8 @@ struct store {
 	struct store_set *current;
 	_Atomic bool ready;
 	_Atomic int64_t last_contact_ms;
+	store_overlay_fn overlay;
+	void *overlay_arg;
 };
 
 struct batch_entry {
@@ -58,6 +60,7 @@ static void node_unref(struct store_node *n)
 		return;
 	if (atomic_fetch_sub_explicit((_Atomic int *)&n->refs, 1, memory_order_acq_rel) != 1)
 		return;
+	node_unref(n->base);
 	inventory_node_free(n->inventory);
 	free(n->raw);
 	free(n->origin);
@@ -197,8 +200,8 @@ void store_batch_put(struct store_batch *b, struct inventory_node *inventory, co
 	store_batch_put_raw(b, inventory, origin, version, NULL);
 }
 
-void store_batch_put_raw(struct store_batch *b, struct inventory_node *inventory,
-			 const char *origin, const char *version, char *raw)
+struct store_node *store_node_new(struct inventory_node *inventory, const char *origin,
+				  const char *version, char *raw)
 {
 	struct store_node *n = xcalloc(1, sizeof *n);
 
@@ -209,6 +212,14 @@ void store_batch_put_raw(struct store_batch *b, struct inventory_node *inventory
 	n->loaded_ms = now_ms();
 	n->refs = 1;
 	n->id = atomic_fetch_add(&next_node_id, 1);
+	return n;
+}
+
+void store_batch_put_raw(struct store_batch *b, struct inventory_node *inventory,
+			 const char *origin, const char *version, char *raw)
+{
+	struct store_node *n = store_node_new(inventory, origin, version, raw);
+
 	batch_add(b, inventory->name, n);
 }
 
@@ -241,17 +252,75 @@ static int entry_cmp(const void *a, const void *b)
 	return strcmp(((const struct batch_entry *)a)->name, ((const struct batch_entry *)b)->name);
 }
 
+/* Puts the overlay's view of a base in the entry (publish lock held). */
+static void derive(struct store *s, struct batch_entry *e)
+{
+	struct store_node *derived;
+
+	if (s->overlay == NULL || e->node == NULL)
+		return;
+	derived = s->overlay(s->overlay_arg, e->node);
+	if (derived == NULL)
+		return;
+	derived->base = e->node;
+	e->node = derived;
+}
+
+void store_set_overlay(struct store *s, store_overlay_fn fn, void *arg)
+{
+	pthread_mutex_lock(&s->publish_lock);
+	s->overlay = fn;
+	s->overlay_arg = arg;
+	pthread_mutex_unlock(&s->publish_lock);
+}
+
+static uint64_t publish_locked(struct store *s, struct store_batch *b);
+
 uint64_t store_publish(struct store *s, struct store_batch *b)
+{
+	size_t i;
+
+	if (b->n > 0)
+		qsort(b->entries, b->n, sizeof *b->entries, entry_cmp);
+	/* Publishers are serialised; readers only ever wait for the pointer
+	 * swap in publish_locked. */
+	pthread_mutex_lock(&s->publish_lock);
+	for (i = 0; i < b->n; i++)
+		derive(s, &b->entries[i]);
+	return publish_locked(s, b);
+}
+
+uint64_t store_refresh(struct store *s, const char *const *names, size_t n)
+{
+	struct store_batch *b = store_batch_new();
+	size_t i;
+
+	pthread_mutex_lock(&s->publish_lock);
+	for (i = 0; i < n; i++) {
+		const struct store_node *cur = store_get(s->current, names[i]);
+		struct store_node *base;
+
+		if (cur == NULL)
+			continue;
+		base = cur->base ? cur->base : (struct store_node *)(uintptr_t)cur;
+		node_ref(base);
+		batch_add(b, names[i], base);
+	}
+	if (b->n > 0)
+		qsort(b->entries, b->n, sizeof *b->entries, entry_cmp);
+	for (i = 0; i < b->n; i++)
+		derive(s, &b->entries[i]);
+	return publish_locked(s, b);
+}
+
+/* Merges the sorted batch into a new set and swaps it in; releases the
+ * publish lock and frees the batch. */
+static uint64_t publish_locked(struct store *s, struct store_batch *b)
 {
 	struct store_set *old, *set;
 	size_t i = 0, j = 0;
 	uint64_t generation;
 
-	if (b->n > 0)
-		qsort(b->entries, b->n, sizeof *b->entries, entry_cmp);
-	/* Publishers are serialised; readers only ever wait for the pointer
-	 * swap below. */
-	pthread_mutex_lock(&s->publish_lock);
 	old = s->current; /* stable: only publishers change it */
 	set = set_new(old->n + b->n, old->generation + 1);
 	while (i < old->n || j < b->n) {

@@ -24,6 +24,9 @@ struct store_node {
 	char *raw;             /* the object as JSON (for the decision log), or NULL */
 	uint64_t id;           /* unique per snapshot: a cache key part */
 	int refs;              /* atomic; owned by the sets that hold it */
+	/* The source's snapshot this one was derived from by the overlay
+	 * (referenced), or NULL when this is the source's snapshot itself. */
+	struct store_node *base;
 };
 
 struct store_set;
@@ -65,6 +68,23 @@ size_t store_batch_size(const struct store_batch *b);
 /* Applies and frees the batch; returns the new generation. */
 uint64_t store_publish(struct store *s, struct store_batch *b);
 void store_batch_free(struct store_batch *b);
+
+/* A node snapshot outside any batch (refs 1): what an overlay returns.
+ * Takes ownership of inventory and raw. */
+struct store_node *store_node_new(struct inventory_node *inventory, const char *origin,
+				  const char *version, char *raw);
+
+/* The overlay (the assumed-pod ledger) derives what requests see from what
+ * the source published: called for every node a publish puts and for every
+ * node store_refresh names, with the store's publish lock held (it must not
+ * publish itself). It returns a new snapshot (store_node_new) to publish in
+ * place of base, which the store then links as its base, or NULL to publish
+ * base as it is. Set it before the first publish. */
+typedef struct store_node *(*store_overlay_fn)(void *arg, const struct store_node *base);
+void store_set_overlay(struct store *s, store_overlay_fn fn, void *arg);
+/* Derives the named nodes again from their bases (those in the current set)
+ * and publishes the result; returns the new generation. */
+uint64_t store_refresh(struct store *s, const char *const *names, size_t n);
 
 /* Freshness: sources call store_touch whenever they hear from their origin
  * (a list, watch bytes, a bookmark); 0 until the first contact. */

@@ -1196,3 +1196,82 @@ char *wire_encode_prioritize(const struct wire_args *a, const int64_t *scores,
 	sb_byte(&b, ']');
 	return sb_finish(&b, len);
 }
+
+enum err wire_decode_binding(const char *body, size_t len, struct wire_binding *out,
+			     struct errmsg *msg)
+{
+	static const char *const names[4] = { "PodName", "PodNamespace", "PodUID", "Node" };
+	struct json_object *root = NULL;
+	char **slots[4];
+	enum err rc;
+	int f;
+
+	memset(out, 0, sizeof *out);
+	slots[0] = &out->pod_name;
+	slots[1] = &out->pod_namespace;
+	slots[2] = &out->pod_uid;
+	slots[3] = &out->node;
+	if (len > INT_MAX) {
+		errmsg_set(msg, "request body larger than %d bytes", INT_MAX);
+		return ERR_TOO_LARGE;
+	}
+	rc = parse(body, len, &root, msg);
+	if (rc != ERR_OK)
+		return rc;
+	rc = ERR_INVALID;
+	if (!json_object_is_type(root, json_type_object)) {
+		errmsg_set(msg, "ExtenderBindingArgs: expected an object, got %s", kind_name(root));
+		goto out;
+	}
+	json_object_object_foreach(root, key, val) {
+		for (f = 0; f < 4; f++) {
+			if (!fold_equal(key, strlen(key), names[f]))
+				continue;
+			if (!json_object_is_type(val, json_type_string)) {
+				errmsg_set(msg, "%s: expected a string, got %s", names[f], kind_name(val));
+				goto out;
+			}
+			free(*slots[f]);
+			*slots[f] = xstrdup(json_object_get_string(val));
+		}
+	}
+	if (out->pod_name == NULL || *out->pod_name == '\0') {
+		errmsg_set(msg, "PodName: missing");
+		goto out;
+	}
+	if (out->node == NULL || *out->node == '\0') {
+		errmsg_set(msg, "Node: missing");
+		goto out;
+	}
+	if (out->pod_namespace == NULL || *out->pod_namespace == '\0') {
+		free(out->pod_namespace);
+		out->pod_namespace = xstrdup("default");
+	}
+	if (out->pod_uid == NULL)
+		out->pod_uid = xstrdup("");
+	rc = ERR_OK;
+out:
+	json_object_put(root);
+	if (rc != ERR_OK)
+		wire_binding_cleanup(out);
+	return rc;
+}
+
+void wire_binding_cleanup(struct wire_binding *b)
+{
+	free(b->pod_name);
+	free(b->pod_namespace);
+	free(b->pod_uid);
+	free(b->node);
+	memset(b, 0, sizeof *b);
+}
+
+char *wire_encode_binding_result(const char *error, size_t *len)
+{
+	struct sb b = { NULL, 0, 0 };
+
+	SB_LIT(&b, "{\"Error\":");
+	sb_cstr(&b, error);
+	sb_byte(&b, '}');
+	return sb_finish(&b, len);
+}

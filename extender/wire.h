@@ -125,4 +125,18 @@ char *wire_encode_filter_error(const char *error, size_t *len);
 char *wire_encode_prioritize(const struct wire_args *a, const int64_t *scores,
 			     size_t *len);
 
+/* ExtenderBindingArgs: PodName, PodNamespace, PodUID, Node (keys matched as
+ * Go's encoding/json does; unknown keys ignored). PodName and Node must be
+ * non-empty strings; a missing PodNamespace reads "default"; PodUID may be
+ * empty. ERR_PARSE (JSON) or ERR_INVALID with msg. Free with
+ * wire_binding_cleanup. */
+struct wire_binding {
+	char *pod_name, *pod_namespace, *pod_uid, *node;
+};
+enum err wire_decode_binding(const char *body, size_t len, struct wire_binding *out,
+			     struct errmsg *msg);
+void wire_binding_cleanup(struct wire_binding *b);
+/* ExtenderBindingResult: {"Error":"<error>"}; error NULL reads as "". */
+char *wire_encode_binding_result(const char *error, size_t *len);
+
 #endif

@@ -1,0 +1,510 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The assumed-pod ledger through its real interface: NRT snapshots published
+ * into a real store (the ledger is its overlay), pods reported as the watch
+ * reports them, and what requests would see read back from the store. Also
+ * the exclusive-resources rule the fingerprints and the pessimistic mode use. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "extender/doc.h"
+#include "extender/ledger.h"
+#include "extender/nrt_decode.h"
+#include "extender/pod_decode.h"
+#include "extender/source_pods.h"
+#include "extender/store.h"
+#include "extender/xalloc.h"
+#include "topology/demand.h"
+#include "topology/exclusive.h"
+#include "topology/inventory.h"
+#include "topology/podfingerprint.h"
+
+/* --- fixtures --- */
+
+/* Two NUMA nodes of 16 CPUs and 4 GPUs, everything free; an optional
+ * fingerprint attribute (and method). */
+static char *nrt_text(const char *name, int rv, const char *fingerprint, const char *method,
+		      int cpu0, int gpu0)
+{
+	char buf[4096], attrs[512] = "";
+
+	if (fingerprint)
+		snprintf(attrs, sizeof attrs,
+			 ",{\"name\":\"nodeTopologyPodsFingerprint\",\"value\":\"%s\"}%s%s%s", fingerprint,
+			 method ? ",{\"name\":\"nodeTopologyPodsFingerprintMethod\",\"value\":\"" : "",
+			 method ? method : "", method ? "\"}" : "");
+	snprintf(buf, sizeof buf,
+		 "{\"apiVersion\":\"topology.node.k8s.io/v1alpha2\",\"kind\":\"NodeResourceTopology\","
+		 "\"metadata\":{\"name\":\"%s\",\"resourceVersion\":\"%d\"},"
+		 "\"attributes\":[{\"name\":\"topologyManagerPolicy\",\"value\":\"single-numa-node\"},"
+		 "{\"name\":\"topologyManagerScope\",\"value\":\"pod\"}%s],"
+		 "\"zones\":["
+		 "{\"name\":\"node-0\",\"type\":\"Node\",\"resources\":["
+		 "{\"name\":\"cpu\",\"capacity\":\"16\",\"allocatable\":\"16\",\"available\":\"%d\"},"
+		 "{\"name\":\"memory\",\"capacity\":\"64Gi\",\"allocatable\":\"64Gi\",\"available\":\"64Gi\"},"
+		 "{\"name\":\"nvidia.com/gpu\",\"capacity\":\"4\",\"allocatable\":\"4\",\"available\":\"%d\"}]},"
+		 "{\"name\":\"node-1\",\"type\":\"Node\",\"resources\":["
+		 "{\"name\":\"cpu\",\"capacity\":\"16\",\"allocatable\":\"16\",\"available\":\"16\"},"
+		 "{\"name\":\"memory\",\"capacity\":\"64Gi\",\"allocatable\":\"64Gi\",\"available\":\"64Gi\"},"
+		 "{\"name\":\"nvidia.com/gpu\",\"capacity\":\"4\",\"allocatable\":\"4\",\"available\":\"4\"}]}]}",
+		 name, rv, attrs, cpu0, gpu0);
+	return xstrdup(buf);
+}
+
+/* Publishes an NRT the way the Kubernetes source does (raw JSON kept). */
+static void publish(struct store *s, char *raw)
+{
+	struct store_batch *b = store_batch_new();
+	struct nrt_object *objs = NULL;
+	struct inventory_node *inv = NULL;
+	struct errmsg msg;
+	size_t n = 0;
+
+	if (nrt_decode_buffer(raw, strlen(raw), "test", &objs, &n, &msg) != ERR_OK)
+		fail_msg("%s", msg.text);
+	assert_int_equal(n, 1);
+	if (inventory_node_new(&objs[0], &inv, &msg) != ERR_OK)
+		fail_msg("%s", msg.text);
+	store_batch_put_raw(b, inv, "kubernetes", objs[0].resource_version, raw);
+	nrt_objects_free(objs, n);
+	store_publish(s, b);
+}
+
+/* A Guaranteed pod: cpus CPUs, 1Gi, gpus GPUs. */
+static void pod_spec_of(const char *name, int cpus, int gpus, struct pod_spec *spec)
+{
+	char buf[1024], gpu[64] = "";
+	struct errmsg msg;
+
+	if (gpus)
+		snprintf(gpu, sizeof gpu, ",\"nvidia.com/gpu\":\"%d\"", gpus);
+	snprintf(buf, sizeof buf,
+		 "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"burst\"},\"spec\":{\"containers\":[{\"name\":\"c\","
+		 "\"resources\":{\"limits\":{\"cpu\":\"%d\",\"memory\":\"1Gi\"%s}}}]}}",
+		 name, cpus, gpu);
+	if (pod_decode_buffer(buf, strlen(buf), "test", spec, &msg) != ERR_OK)
+		fail_msg("%s", msg.text);
+}
+
+/* Reports a pod bound to node, as a watch event (or a list item). */
+static void bound(struct ledger *l, const char *uid, const char *name, const char *node, int cpus,
+		  int gpus, bool list, int64_t scheduled_ms)
+{
+	struct pod_spec spec;
+	struct ledger_pod_info info = { uid, node, false, scheduled_ms, &spec };
+
+	pod_spec_of(name, cpus, gpus, &spec);
+	if (list)
+		ledger_list_pod(l, &info);
+	else
+		ledger_pod_changed(l, &info);
+	pod_spec_cleanup(&spec);
+}
+
+static int64_t avail(struct store *s, const char *node, const char *res, int numa)
+{
+	struct store_set *set = store_acquire(s);
+	const struct store_node *n = store_get(set, node);
+	int64_t v;
+	int r;
+
+	assert_non_null(n);
+	r = inventory_find(n->inventory, res);
+	assert_true(r >= 0);
+	v = n->inventory->resources[r].available[numa];
+	store_release(set);
+	return v;
+}
+
+static void fingerprint_of(const char *const *names, size_t n, char *out)
+{
+	struct pod_ref refs[64];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		refs[i].namespace_ = "burst";
+		refs[i].name = names[i];
+	}
+	podfingerprint(refs, n, out);
+}
+
+struct fix {
+	struct store *store;
+	struct ledger *ledger;
+};
+
+static void fix_start(struct fix *f, enum ledger_mode mode, int64_t ttl, int64_t max_age)
+{
+	struct ledger_options o = { mode, ttl, max_age };
+
+	f->store = store_new();
+	f->ledger = ledger_new(f->store, &o);
+	ledger_list_begin(f->ledger);
+	ledger_list_end(f->ledger, true);
+	assert_true(ledger_listed(f->ledger));
+}
+
+static void fix_stop(struct fix *f)
+{
+	ledger_free(f->ledger);
+	store_free(f->store);
+}
+
+/* --- tests --- */
+
+static void ledger_predicted_takes_the_predicted_zone(void **state)
+{
+	struct fix f;
+	struct ledger_stats st;
+	char uid[16], name[16];
+	int i;
+
+	(void)state;
+	fix_start(&f, LEDGER_PREDICTED, 30000, 600000);
+	publish(f.store, nrt_text("n1", 1, NULL, NULL, 16, 4));
+	assert_int_equal(avail(f.store, "n1", "cpu", 0), 16);
+	/* Four pods of 4 CPUs + 1 GPU: the kubelet packs NUMA 0 first. */
+	for (i = 0; i < 4; i++) {
+		snprintf(uid, sizeof uid, "u%d", i);
+		snprintf(name, sizeof name, "p%d", i);
+		bound(f.ledger, uid, name, "n1", 4, 1, false, 0);
+		assert_int_equal(avail(f.store, "n1", "cpu", 0), 12 - 4 * i);
+		assert_int_equal(avail(f.store, "n1", "nvidia.com/gpu", 0), 3 - i);
+		assert_int_equal(avail(f.store, "n1", "cpu", 1), 16);
+	}
+	/* NUMA 0 is full now: the fifth goes to NUMA 1. */
+	bound(f.ledger, "u4", "p4", "n1", 4, 1, false, 0);
+	assert_int_equal(avail(f.store, "n1", "cpu", 0), 0);
+	assert_int_equal(avail(f.store, "n1", "cpu", 1), 12);
+	assert_int_equal(avail(f.store, "n1", "memory", 1), (int64_t)63 << 30);
+	/* A repeated event for a known pod changes nothing. */
+	bound(f.ledger, "u4", "p4", "n1", 4, 1, false, 0);
+	assert_int_equal(avail(f.store, "n1", "cpu", 1), 12);
+	ledger_stats(f.ledger, &st);
+	assert_int_equal(st.pods, 5);
+	assert_int_equal(st.assumed, 5);
+	fix_stop(&f);
+}
+
+static void ledger_fingerprint_match_flushes(void **state)
+{
+	static const char *const names[] = { "p0", "p1" };
+	struct fix f;
+	struct ledger_stats st;
+	char fp[PODFINGERPRINT_LEN + 1], *json;
+
+	(void)state;
+	fix_start(&f, LEDGER_PREDICTED, 30000, 600000);
+	publish(f.store, nrt_text("n1", 1, "pfp0v0010000000000000000", NULL, 16, 4));
+	bound(f.ledger, "u0", "p0", "n1", 4, 1, false, 0);
+	bound(f.ledger, "u1", "p1", "n1", 4, 1, false, 0);
+	assert_int_equal(avail(f.store, "n1", "cpu", 0), 8);
+	/* The agent publishes before it saw p1: fingerprint of p0 only. */
+	fingerprint_of(names, 1, fp);
+	publish(f.store, nrt_text("n1", 2, fp, "all", 12, 3));
+	ledger_stats(f.ledger, &st);
+	assert_int_equal(st.fingerprint_mismatches, 1);
+	assert_int_equal(st.assumed, 2);
+	/* Both still taken off the newer NRT: the ledger cannot tell which. */
+	assert_int_equal(avail(f.store, "n1", "cpu", 0), 4);
+	/* The agent catches up: both pods in, fingerprints match. */
+	fingerprint_of(names, 2, fp);
+	publish(f.store, nrt_text("n1", 3, fp, "all", 8, 2));
+	ledger_stats(f.ledger, &st);
+	assert_int_equal(st.assumed, 0);
+	assert_int_equal(st.flushed_fingerprint, 2);
+	assert_int_equal(avail(f.store, "n1", "cpu", 0), 8);
+	assert_int_equal(avail(f.store, "n1", "nvidia.com/gpu", 0), 2);
+	json = ledger_json(f.ledger, "n1");
+	assert_non_null(json);
+	assert_non_null(strstr(json, fp));
+	assert_non_null(strstr(json, "\"state\":\"reflected\""));
+	free(json);
+	assert_null(ledger_json(f.ledger, "nowhere"));
+	fix_stop(&f);
+}
+
+static void ledger_without_fingerprint_waits_assume_ttl(void **state)
+{
+	struct fix f;
+	struct ledger_stats st;
+
+	(void)state;
+	fix_start(&f, LEDGER_PREDICTED, 200, 600000);
+	publish(f.store, nrt_text("n1", 1, NULL, NULL, 16, 4));
+	bound(f.ledger, "u0", "p0", "n1", 4, 1, false, 0);
+	/* An update right away may predate the pod's admission: kept. */
+	publish(f.store, nrt_text("n1", 2, NULL, NULL, 16, 4));
+	assert_int_equal(avail(f.store, "n1", "cpu", 0), 12);
+	usleep(300 * 1000);
+	/* The store refreshing the same NRT is not an update: still kept. */
+	{
+		const char *name = "n1";
+
+		store_refresh(f.store, &name, 1);
+	}
+	assert_int_equal(avail(f.store, "n1", "cpu", 0), 12);
+	publish(f.store, nrt_text("n1", 3, NULL, NULL, 12, 3));
+	ledger_stats(f.ledger, &st);
+	assert_int_equal(st.flushed_ttl, 1);
+	assert_int_equal(st.assumed, 0);
+	assert_int_equal(avail(f.store, "n1", "cpu", 0), 12);
+	fix_stop(&f);
+}
+
+static void ledger_mismatch_expires_after_max_age(void **state)
+{
+	struct fix f;
+	struct ledger_stats st;
+
+	(void)state;
+	fix_start(&f, LEDGER_PREDICTED, 100, 300);
+	publish(f.store, nrt_text("n1", 1, "pfp0v001ffffffffffffffff", NULL, 16, 4));
+	bound(f.ledger, "u0", "p0", "n1", 4, 1, false, 0);
+	usleep(150 * 1000);
+	/* Past the TTL but a fingerprint is there and does not match. */
+	publish(f.store, nrt_text("n1", 2, "pfp0v001ffffffffffffffff", NULL, 16, 4));
+	ledger_stats(f.ledger, &st);
+	assert_int_equal(st.assumed, 1);
+	usleep(250 * 1000);
+	publish(f.store, nrt_text("n1", 3, "pfp0v001ffffffffffffffff", NULL, 16, 4));
+	ledger_stats(f.ledger, &st);
+	assert_int_equal(st.assumed, 0);
+	assert_int_equal(st.flushed_expired, 1);
+	assert_int_equal(st.fingerprint_mismatches, 2);
+	fix_stop(&f);
+}
+
+static void ledger_deleted_pod_holds_until_flush(void **state)
+{
+	static const char *const none[] = { "" };
+	struct fix f;
+	struct ledger_stats st;
+	char fp[PODFINGERPRINT_LEN + 1];
+
+	(void)state;
+	fix_start(&f, LEDGER_PREDICTED, 30000, 600000);
+	publish(f.store, nrt_text("n1", 1, "pfp0v0010000000000000000", NULL, 16, 4));
+	bound(f.ledger, "u0", "p0", "n1", 4, 1, false, 0);
+	ledger_pod_deleted(f.ledger, "u0");
+	ledger_stats(f.ledger, &st);
+	assert_int_equal(st.pods, 0);
+	assert_int_equal(st.assumed, 1);
+	/* Not given back before the NRT shows it. */
+	assert_int_equal(avail(f.store, "n1", "cpu", 0), 12);
+	fingerprint_of(none, 0, fp);
+	publish(f.store, nrt_text("n1", 2, fp, NULL, 16, 4));
+	ledger_stats(f.ledger, &st);
+	assert_int_equal(st.assumed, 0);
+	assert_int_equal(avail(f.store, "n1", "cpu", 0), 16);
+	fix_stop(&f);
+}
+
+static void ledger_pessimistic_takes_every_zone(void **state)
+{
+	struct fix f;
+
+	(void)state;
+	fix_start(&f, LEDGER_PESSIMISTIC, 30000, 600000);
+	publish(f.store, nrt_text("n1", 1, NULL, NULL, 16, 4));
+	bound(f.ledger, "u0", "p0", "n1", 4, 1, false, 0);
+	assert_int_equal(avail(f.store, "n1", "cpu", 0), 12);
+	assert_int_equal(avail(f.store, "n1", "cpu", 1), 12);
+	assert_int_equal(avail(f.store, "n1", "nvidia.com/gpu", 0), 3);
+	assert_int_equal(avail(f.store, "n1", "nvidia.com/gpu", 1), 3);
+	assert_int_equal(avail(f.store, "n1", "memory", 1), (int64_t)63 << 30);
+	fix_stop(&f);
+}
+
+static void ledger_list_counts_old_pods_as_reflected(void **state)
+{
+	struct fix f;
+	struct ledger_stats st;
+
+	(void)state;
+	fix_start(&f, LEDGER_PREDICTED, 30000, 600000);
+	publish(f.store, nrt_text("n1", 1, NULL, NULL, 16, 4));
+	ledger_list_begin(f.ledger);
+	bound(f.ledger, "old", "old", "n1", 4, 1, true, store_now_ms() - 3600 * 1000);
+	bound(f.ledger, "new", "new", "n1", 4, 1, true, store_now_ms() - 1000);
+	/* A pod on a node without inventory is known, not assumed. */
+	bound(f.ledger, "far", "far", "n9", 4, 1, true, store_now_ms());
+	ledger_list_end(f.ledger, true);
+	ledger_stats(f.ledger, &st);
+	assert_int_equal(st.pods, 3);
+	assert_int_equal(st.assumed, 1);
+	assert_int_equal(avail(f.store, "n1", "cpu", 0), 12);
+	/* A relist without "new" and "far": the assumed one departs (held
+	 * until a flush), the reflected one is gone. */
+	ledger_list_begin(f.ledger);
+	bound(f.ledger, "old", "old", "n1", 4, 1, true, store_now_ms() - 3600 * 1000);
+	ledger_list_end(f.ledger, true);
+	ledger_stats(f.ledger, &st);
+	assert_int_equal(st.pods, 1);
+	assert_int_equal(st.assumed, 1);
+	fix_stop(&f);
+}
+
+static void ledger_bind_records_at_once_and_undoes(void **state)
+{
+	struct fix f;
+	struct pod_spec spec;
+	struct ledger_stats st;
+
+	(void)state;
+	fix_start(&f, LEDGER_PREDICTED, 30000, 600000);
+	publish(f.store, nrt_text("n1", 1, NULL, NULL, 16, 4));
+	pod_spec_of("b0", 4, 1, &spec);
+	assert_true(ledger_bind(f.ledger, &spec, "ub0", "n1"));
+	assert_int_equal(avail(f.store, "n1", "cpu", 0), 12);
+	assert_false(ledger_bind(f.ledger, &spec, "ub0", "n1"));
+	ledger_bind_failed(f.ledger, "ub0");
+	assert_int_equal(avail(f.store, "n1", "cpu", 0), 16);
+	ledger_stats(f.ledger, &st);
+	assert_int_equal(st.pods, 0);
+	/* Once the watch has seen it bound, a late failure report keeps it. */
+	assert_true(ledger_bind(f.ledger, &spec, "ub1", "n1"));
+	bound(f.ledger, "ub1", "b0", "n1", 4, 1, false, 0);
+	ledger_bind_failed(f.ledger, "ub1");
+	assert_int_equal(avail(f.store, "n1", "cpu", 0), 12);
+	pod_spec_cleanup(&spec);
+	fix_stop(&f);
+}
+
+static void ledger_exclusive_method_counts_exclusive_pods_only(void **state)
+{
+	static const char *const names[] = { "gpu" };
+	struct fix f;
+	struct pod_spec spec;
+	struct ledger_pod_info info = { "ube", "n1", false, 0, &spec };
+	struct ledger_stats st;
+	struct errmsg msg;
+	char fp[PODFINGERPRINT_LEN + 1];
+	static const char besteffort[] =
+		"{\"metadata\":{\"name\":\"be\",\"namespace\":\"burst\"},\"spec\":{\"containers\":[{\"name\":\"c\"}]}}";
+
+	(void)state;
+	fix_start(&f, LEDGER_PREDICTED, 30000, 600000);
+	publish(f.store, nrt_text("n1", 1, "pfp0v0010000000000000000", NULL, 16, 4));
+	bound(f.ledger, "ugpu", "gpu", "n1", 4, 1, false, 0);
+	if (pod_decode_buffer(besteffort, strlen(besteffort), "t", &spec, &msg) != ERR_OK)
+		fail_msg("%s", msg.text);
+	ledger_pod_changed(f.ledger, &info);
+	pod_spec_cleanup(&spec);
+	fingerprint_of(names, 1, fp);
+	/* "all" would count the best-effort pod too: no match. */
+	publish(f.store, nrt_text("n1", 2, fp, "all", 12, 3));
+	ledger_stats(f.ledger, &st);
+	assert_int_equal(st.assumed, 1);
+	publish(f.store, nrt_text("n1", 3, fp, "with-exclusive-resources", 12, 3));
+	ledger_stats(f.ledger, &st);
+	assert_int_equal(st.assumed, 0);
+	assert_int_equal(st.pods, 2);
+	fix_stop(&f);
+}
+
+/* scheduler-plugins resourcerequests.AreExclusiveForPod, case by case. */
+static bool exclusive(const char *containers, const struct inventory_node *node)
+{
+	char buf[2048];
+	struct pod_spec spec;
+	struct errmsg msg;
+	bool yes;
+
+	snprintf(buf, sizeof buf, "{\"metadata\":{\"name\":\"p\"},\"spec\":{%s}}", containers);
+	if (pod_decode_buffer(buf, strlen(buf), "t", &spec, &msg) != ERR_OK)
+		fail_msg("%s", msg.text);
+	yes = pod_has_exclusive_resources(&spec, node);
+	pod_spec_cleanup(&spec);
+	return yes;
+}
+
+static void exclusive_resources_rule(void **state)
+{
+	struct nrt_object *objs = NULL;
+	struct inventory_node *node = NULL;
+	struct errmsg msg;
+	char *raw = nrt_text("n1", 1, NULL, NULL, 16, 4);
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(nrt_decode_buffer(raw, strlen(raw), "t", &objs, &n, &msg), ERR_OK);
+	assert_int_equal(inventory_node_new(&objs[0], &node, &msg), ERR_OK);
+	/* Guaranteed, integral CPU. */
+	assert_true(exclusive("\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"cpu\":\"2\",\"memory\":\"1Gi\"}}}]", node));
+	/* Guaranteed, fractional CPU: memory > 0 still counts. */
+	assert_true(exclusive("\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"cpu\":\"1500m\",\"memory\":\"1Gi\"}}}]", node));
+	/* Burstable with CPU and memory: nothing exclusive. */
+	assert_false(exclusive("\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":\"2\",\"memory\":\"1Gi\"}}}]", node));
+	/* A device the NRT lists, in a burstable pod. */
+	assert_true(exclusive("\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}}]", node));
+	/* A device the NRT does not list. */
+	assert_false(exclusive("\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"example.com/fpga\":\"1\"}}}]", node));
+	assert_false(exclusive("\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}}]", NULL));
+	/* Only a regular init container holds the device: not in the steady state. */
+	assert_false(exclusive("\"initContainers\":[{\"name\":\"i\",\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}}],"
+			       "\"containers\":[{\"name\":\"c\"}]", node));
+	/* A sidecar (restartPolicy Always) holds it for the pod's life. */
+	assert_true(exclusive("\"initContainers\":[{\"name\":\"i\",\"restartPolicy\":\"Always\",\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}}],"
+			      "\"containers\":[{\"name\":\"c\"}]", node));
+	/* A native resource with a kubernetes.io/ prefix is not a device. */
+	assert_false(exclusive("\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{\"kubernetes.io/batch-cpu\":\"1\"}}}]", node));
+	inventory_node_free(node);
+	nrt_objects_free(objs, n);
+	free(raw);
+}
+
+static void pod_info_reads_the_watch_object(void **state)
+{
+	static const char text[] =
+		"{\"metadata\":{\"name\":\"w\",\"namespace\":\"ns\",\"uid\":\"abc\","
+		"\"creationTimestamp\":\"2026-11-29T10:00:00Z\"},"
+		"\"spec\":{\"nodeName\":\"n1\",\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"cpu\":\"x\"}}}]},"
+		"\"status\":{\"phase\":\"Failed\",\"conditions\":[{\"type\":\"PodScheduled\",\"status\":\"True\","
+		"\"lastTransitionTime\":\"2026-11-29T10:00:05.250+01:00\"}]}}";
+	struct json_object *o = json_tokener_parse(text);
+	struct ledger_pod_info info;
+	struct pod_spec spec;
+
+	(void)state;
+	assert_true(pod_info_from_json(o, &info, &spec));
+	assert_string_equal(info.uid, "abc");
+	assert_string_equal(info.node, "n1");
+	assert_true(info.terminal);
+	assert_int_equal(info.scheduled_ms, rfc3339_ms("2026-11-29T09:00:05.250Z"));
+	/* The bad quantity keeps the identity, drops the containers. */
+	assert_string_equal(spec.namespace_, "ns");
+	assert_string_equal(spec.name, "w");
+	assert_int_equal(spec.ncontainers, 0);
+	pod_spec_cleanup(&spec);
+	json_object_put(o);
+	assert_int_equal(rfc3339_ms("1970-01-01T00:00:01Z"), 1000);
+	assert_int_equal(rfc3339_ms("yesterday"), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(ledger_predicted_takes_the_predicted_zone),
+		cmocka_unit_test(ledger_fingerprint_match_flushes),
+		cmocka_unit_test(ledger_without_fingerprint_waits_assume_ttl),
+		cmocka_unit_test(ledger_mismatch_expires_after_max_age),
+		cmocka_unit_test(ledger_deleted_pod_holds_until_flush),
+		cmocka_unit_test(ledger_pessimistic_takes_every_zone),
+		cmocka_unit_test(ledger_list_counts_old_pods_as_reflected),
+		cmocka_unit_test(ledger_bind_records_at_once_and_undoes),
+		cmocka_unit_test(ledger_exclusive_method_counts_exclusive_pods_only),
+		cmocka_unit_test(exclusive_resources_rule),
+		cmocka_unit_test(pod_info_reads_the_watch_object),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
