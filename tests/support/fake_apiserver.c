@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The fake Kubernetes API server: libmicrohttpd in thread-per-connection
- * mode (a watch stream's content reader may then block), an object store,
- * a change history for watch replay, list snapshots behind continue tokens,
- * and per-watch queues of lines for events and faults. json-c is used only
- * inside put/delete, on trees local to the call. */
+ * mode (a watch stream's content reader may then block), an object store
+ * per resource, one change history for watch replay (etcd has one revision
+ * for every key), list snapshots behind continue tokens, and per-watch
+ * queues of lines for events and faults. Every stored object is an
+ * immutable, refcounted `state` (its JSON text and the fields selectors
+ * compare), shared by the store, the history and the snapshots, so a list
+ * page or a replay copies pointers, not text. json-c is used only on trees
+ * local to one call. */
 
 /* POLLRDHUP (Linux) tells that a watching client went away while its stream
  * is idle; it needs _GNU_SOURCE. */
@@ -25,6 +29,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "topology/alloc.h"
 
@@ -37,33 +42,103 @@
 /* Continue tokens older than the newest this many lists answer 410, as a
  * compacted etcd revision would. */
 #define MAX_SNAPSHOTS 64
+/* kube-apiserver's cap on a request body (3 MiB); a larger one gets 413. */
+#define MAX_BODY (3u * 1024 * 1024)
+/* The longest served path has 7 segments (.../pods/NAME/binding). */
+#define MAX_SEGMENTS 8
 
-/* Index 0 is the storage version. */
+/* NodeResourceTopology version index 0 is the storage version. */
 static const char *const versions[NVERSIONS] = { "v1alpha2", "v1alpha1" };
 
-enum change_type { CHANGE_ADDED, CHANGE_MODIFIED, CHANGE_DELETED };
-static const char *const change_names[] = { "ADDED", "MODIFIED", "DELETED" };
+enum res { RES_NRT, RES_POD, NRES };
 
-struct object {
-	char *name;
+/* What differs between the served resources. */
+struct resource {
+	const char *kind, *plural;
+	const char *qualified; /* as in `<qualified> "name" not found` */
+	const char *group;     /* NULL: the core group */
+	const char *api[NVERSIONS]; /* apiVersion per version index (NULL: none) */
+};
+
+static const struct resource resources[NRES] = {
+	[RES_NRT] = { KIND, PLURAL, PLURAL "." GROUP, GROUP,
+		      { GROUP "/v1alpha2", GROUP "/v1alpha1" } },
+	[RES_POD] = { "Pod", "pods", "pods", NULL, { "v1", NULL } },
+};
+
+/* What field selectors can compare. The key of a stored object is
+ * (namespace, name); cluster-scoped objects have namespace "". */
+enum field { F_NAME, F_NAMESPACE, F_NODE_NAME, F_PHASE, NFIELDS };
+
+static const struct {
+	const char *label;
+	bool pods_only; /* custom resources offer metadata.name and .namespace */
+} field_labels[NFIELDS] = {
+	[F_NAME] = { "metadata.name", false },
+	[F_NAMESPACE] = { "metadata.namespace", false },
+	[F_NODE_NAME] = { "spec.nodeName", true },
+	[F_PHASE] = { "status.phase", true },
+};
+
+enum change_type { CHANGE_ADDED, CHANGE_MODIFIED, CHANGE_DELETED };
+
+/* One version of one object. Immutable once made; freed with the last
+ * reference (all under the server's mutex). */
+struct state {
+	unsigned refs;
+	enum res res;
 	unsigned long long rv;
-	char *json[NVERSIONS]; /* the same object with each apiVersion */
+	char *json[NVERSIONS]; /* the object with each apiVersion (NULL: unserved) */
+	char *item;            /* as a list item, when that differs: core types
+				* drop apiVersion and kind there; NULL: json */
+	char *field[NFIELDS];  /* "" when absent */
+};
+
+/* The objects of one resource, sorted by (namespace, name). */
+struct store {
+	struct state **v;
+	size_t n, cap;
 };
 
 struct change {
-	unsigned long long rv;
 	enum change_type type;
-	char *json[NVERSIONS];
+	struct state *old;     /* before the change; NULL for ADDED */
+	struct state *cur;     /* after it; for DELETED the last content at the
+				* deletion's resourceVersion */
+	struct state *leaving; /* old content at cur's resourceVersion, made
+				* when a selector watch first needs it */
 };
 
-/* The items of a paged list at its resourceVersion: later pages come from
- * here, so a list is consistent across pages as with etcd's MVCC reads. */
+/* The objects of a paged list at its resourceVersion: later pages come
+ * from here, so a list is consistent across pages as with etcd's MVCC
+ * reads. */
 struct snapshot {
 	struct snapshot *next;
 	unsigned id;
+	enum res res;
 	unsigned long long rv;
 	size_t n;
-	char **json[NVERSIONS];
+	struct state **items;
+};
+
+struct requirement {
+	enum field field;
+	bool negate; /* "!=" */
+	char *value;
+};
+
+/* Requirements that must all hold; none: everything matches. */
+struct selector {
+	size_t n;
+	struct requirement *req;
+};
+
+/* What a list or a watch asks for. */
+struct query {
+	enum res res;
+	int version;
+	char *ns; /* NULL: every namespace */
+	struct selector sel;
 };
 
 /* One line to send on a watch stream; `end` marks a clean end of stream. */
@@ -78,7 +153,7 @@ struct watch {
 	struct watch *next;
 	struct fake_apiserver *s;
 	struct MHD_Connection *conn;
-	int version;
+	struct query q;
 	bool bookmarks;
 	bool aborted; /* disconnect_watches: cut at once */
 	bool ending;  /* an end item is queued: nothing more is added */
@@ -89,6 +164,19 @@ struct watch {
 	struct item *head, *tail;
 	struct item *cur; /* being copied out; `off` bytes done */
 	size_t off;
+};
+
+struct sbuf {
+	char *p;
+	size_t len, cap;
+};
+
+/* Per request (MHD's con_cls), from the URI callback to completion. */
+struct request {
+	char *query;    /* the raw query string, still URL-encoded; NULL: none */
+	bool started;   /* the access handler has seen the request */
+	bool too_large; /* the body passed MAX_BODY and was dropped */
+	struct sbuf body;
 };
 
 struct fake_apiserver {
@@ -103,13 +191,14 @@ struct fake_apiserver {
 
 	unsigned long long rv;           /* the counter: the newest resourceVersion */
 	unsigned long long too_old_below; /* resourceVersions below are expired */
-	struct object *objs;             /* sorted by name */
-	size_t nobjs, capobjs;
+	struct store store[NRES];
 	struct change *hist;             /* every change since the last expiry */
 	size_t nhist, caphist;
 	struct snapshot *snaps;          /* newest first */
 	size_t nsnaps;
 	unsigned next_snap;
+	unsigned uid_seed;               /* makes pod uids differ between servers */
+	unsigned long long next_uid;
 
 	struct watch *watches;
 	unsigned open_watches;
@@ -119,11 +208,6 @@ struct fake_apiserver {
 };
 
 /* ---- text ---------------------------------------------------------------- */
-
-struct sbuf {
-	char *p;
-	size_t len, cap;
-};
 
 static void sb_add(struct sbuf *b, const char *s, size_t n)
 {
@@ -239,6 +323,49 @@ static bool base64_decode(const char *in, struct sbuf *out)
 	return true;
 }
 
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* The first value of `key` in a raw query string with %XX decoded; '+'
+ * stays '+' (MHD's own argument parsing turns it into a space, which is
+ * why selectors are read from the raw query). A malformed escape is kept
+ * as it is. malloc'd; NULL when absent or empty, as arg() treats them. */
+static char *query_value(const char *query, const char *key)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = query; p && *p;) {
+		const char *amp = strchr(p, '&'), *end = amp ? amp : p + strlen(p);
+		const char *eq = memchr(p, '=', (size_t)(end - p));
+
+		if (eq && (size_t)(eq - p) == klen && memcmp(p, key, klen) == 0 && eq + 1 < end) {
+			struct sbuf v = { 0 };
+
+			for (const char *q = eq + 1; q < end; q++) {
+				char ch = *q;
+
+				if (*q == '%' && end - q >= 3 && hex_digit(q[1]) >= 0 &&
+				    hex_digit(q[2]) >= 0) {
+					ch = (char)(hex_digit(q[1]) * 16 + hex_digit(q[2]));
+					q += 2;
+				}
+				sb_add(&v, &ch, 1);
+			}
+			return v.p;
+		}
+		p = amp ? amp + 1 : NULL;
+	}
+	return NULL;
+}
+
 /* ---- time ---------------------------------------------------------------- */
 
 static struct timespec mono_after_ms(long ms)
@@ -258,6 +385,16 @@ static struct timespec mono_after_ms(long ms)
 static bool ts_before(const struct timespec *a, const struct timespec *b)
 {
 	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* Now as metav1.Time renders it: RFC 3339, UTC, whole seconds. */
+static void rfc3339_now(char out[32])
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
 /* ---- replies ------------------------------------------------------------- */
@@ -293,6 +430,7 @@ static const char *reason_for(unsigned code)
 	case 405: return "MethodNotAllowed";
 	case 409: return "Conflict";
 	case 410: return "Expired";
+	case 413: return "RequestEntityTooLarge";
 	case 429: return "TooManyRequests";
 	case 500: return "InternalError";
 	case 503: return "ServiceUnavailable";
@@ -301,27 +439,39 @@ static const char *reason_for(unsigned code)
 	}
 }
 
-/* A metav1.Status body; `details` is raw JSON or NULL. */
-static void sb_status(struct sbuf *b, unsigned code, const char *message, const char *details)
+/* A metav1.Status body; `reason` NULL: the usual one for the code ("": none,
+ * as for errors the API server did not classify); `details` is raw JSON or
+ * NULL. */
+static void sb_status(struct sbuf *b, unsigned code, const char *reason, const char *message,
+		      const char *details)
 {
+	if (reason == NULL)
+		reason = reason_for(code);
 	sb_puts(b, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
 		   "\"status\":\"Failure\",\"message\":");
 	sb_json_string(b, message);
-	if (reason_for(code)[0])
-		sb_printf(b, ",\"reason\":\"%s\"", reason_for(code));
+	if (reason[0])
+		sb_printf(b, ",\"reason\":\"%s\"", reason);
 	if (details)
 		sb_printf(b, ",\"details\":%s", details);
 	sb_printf(b, ",\"code\":%u}", code);
 }
 
-static enum MHD_Result reply_status(struct MHD_Connection *c, unsigned code, const char *message,
-				    const char *details)
+static enum MHD_Result reply_status_reason(struct MHD_Connection *c, unsigned code,
+					   const char *reason, const char *message,
+					   const char *details)
 {
 	struct sbuf b = { 0 };
 	bool retry = code == 429 || code == 503;
 
-	sb_status(&b, code, message, details);
+	sb_status(&b, code, reason, message, details);
 	return reply(c, code, &b, retry);
+}
+
+static enum MHD_Result reply_status(struct MHD_Connection *c, unsigned code, const char *message,
+				    const char *details)
+{
+	return reply_status_reason(c, code, NULL, message, details);
 }
 
 static enum MHD_Result reply_not_found_path(struct MHD_Connection *c)
@@ -330,64 +480,181 @@ static enum MHD_Result reply_not_found_path(struct MHD_Connection *c)
 	return reply_status(c, 404, "the server could not find the requested resource", "{}");
 }
 
-/* ---- store --------------------------------------------------------------- */
-
-/* Index of name, or where it would go (with *found false). */
-static size_t find_object(const struct fake_apiserver *s, const char *name, bool *found)
+static enum MHD_Result reply_method_not_allowed(struct MHD_Connection *c)
 {
-	size_t lo = 0, hi = s->nobjs;
+	return reply_status(c, 405, "the server does not allow this method on the requested resource",
+			    NULL);
+}
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int cmp = strcmp(s->objs[mid].name, name);
+/* {"name":NAME[,"group":GROUP],"kind":KIND}, as StatusDetails. */
+static void sb_details(struct sbuf *b, const char *name, const char *group, const char *kind)
+{
+	sb_puts(b, "{\"name\":");
+	sb_json_string(b, name);
+	if (group)
+		sb_printf(b, ",\"group\":\"%s\"", group);
+	sb_printf(b, ",\"kind\":\"%s\"}", kind);
+}
 
-		if (cmp == 0) {
-			*found = true;
-			return mid;
+/* The 404 of a get (or a binding) for an absent object. */
+static enum MHD_Result reply_object_not_found(struct MHD_Connection *c, enum res res,
+					      const char *name)
+{
+	const struct resource *r = &resources[res];
+	struct sbuf msg = { 0 }, det = { 0 };
+	enum MHD_Result ret;
+
+	sb_printf(&msg, "%s \"%s\" not found", r->qualified, name);
+	sb_details(&det, name, r->group, r->plural);
+	ret = reply_status(c, 404, msg.p, det.p);
+	free(msg.p);
+	free(det.p);
+	return ret;
+}
+
+/* ---- field selectors ----------------------------------------------------- */
+
+static void selector_free(struct selector *sel)
+{
+	for (size_t i = 0; i < sel->n; i++)
+		free(sel->req[i].value);
+	free(sel->req);
+	sel->req = NULL;
+	sel->n = 0;
+}
+
+/* fields.UnescapeValue: "\\", "\," and "\=" stand for themselves; any
+ * other backslash is an error. */
+static bool unescape_value(const char *s, size_t n, struct sbuf *out)
+{
+	sb_add(out, "", 0);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\\') {
+			if (++i == n || (s[i] != '\\' && s[i] != ',' && s[i] != '='))
+				return false;
 		}
-		if (cmp < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
+		sb_add(out, &s[i], 1);
 	}
-	*found = false;
-	return lo;
+	return true;
 }
 
-static void free_versions(char *json[NVERSIONS])
+/* One term "field<op>value", split at the first "!=", "==" or "=" found
+ * scanning from the left (escapes are not looked at there, as in
+ * fields.ParseSelector), added to sel. False with err set otherwise. */
+static bool selector_term(enum res res, const char *whole, const char *t, size_t n,
+			  struct selector *sel, struct sbuf *err)
 {
-	for (int v = 0; v < NVERSIONS; v++) {
-		free(json[v]);
-		json[v] = NULL;
+	struct sbuf value = { 0 };
+	size_t i, oplen = 0;
+	int f;
+
+	for (i = 0; i < n && oplen == 0; i++) {
+		if (i + 1 < n && (t[i] == '!' || t[i] == '=') && t[i + 1] == '=')
+			oplen = 2;
+		else if (t[i] == '=')
+			oplen = 1;
+	}
+	if (oplen == 0) {
+		sb_printf(err, "invalid selector: '%s'; can't understand '%.*s'", whole, (int)n, t);
+		return false;
+	}
+	i--; /* the operator starts here */
+	for (f = 0; f < NFIELDS; f++)
+		if (strlen(field_labels[f].label) == i && memcmp(field_labels[f].label, t, i) == 0 &&
+		    (res == RES_POD || !field_labels[f].pods_only))
+			break;
+	if (f == NFIELDS) {
+		sb_printf(err, "field label not supported: %.*s", (int)i, t);
+		return false;
+	}
+	if (!unescape_value(t + i + oplen, n - i - oplen, &value)) {
+		free(value.p);
+		sb_printf(err, "invalid field selector: '%s': invalid escape sequence", whole);
+		return false;
+	}
+	sel->req = xreallocarray(sel->req, sel->n + 1, sizeof *sel->req);
+	sel->req[sel->n++] = (struct requirement){ (enum field)f, t[i] == '!', value.p };
+	return true;
+}
+
+/* A fieldSelector: terms split at unescaped commas, empty terms skipped, as
+ * kube-apiserver parses it for the resource. False with err set (a 400). */
+static bool selector_parse(enum res res, const char *text, struct selector *sel, struct sbuf *err)
+{
+	size_t start = 0, i = 0;
+	bool escaped = false;
+
+	for (;; i++) {
+		if (text[i] == '\0' || (text[i] == ',' && !escaped)) {
+			if (i > start && !selector_term(res, text, text + start, i - start, sel, err)) {
+				selector_free(sel);
+				return false;
+			}
+			if (text[i] == '\0')
+				return true;
+			start = i + 1;
+		}
+		escaped = !escaped && text[i] == '\\';
 	}
 }
 
-static void free_snapshot(struct snapshot *sn)
+static bool selector_matches(const struct selector *sel, const struct state *st)
 {
-	for (int v = 0; v < NVERSIONS; v++) {
-		for (size_t i = 0; i < sn->n; i++)
-			free(sn->json[v][i]);
-		free(sn->json[v]);
+	for (size_t i = 0; i < sel->n; i++) {
+		bool eq = strcmp(st->field[sel->req[i].field], sel->req[i].value) == 0;
+
+		if (eq == sel->req[i].negate)
+			return false;
 	}
-	free(sn);
+	return true;
 }
 
-static void free_history(struct fake_apiserver *s)
+static void query_free(struct query *q)
 {
-	for (size_t i = 0; i < s->nhist; i++)
-		free_versions(s->hist[i].json);
-	s->nhist = 0;
+	free(q->ns);
+	q->ns = NULL;
+	selector_free(&q->sel);
 }
 
-static void free_snapshots(struct fake_apiserver *s)
+/* Within the query's key range: etcd scans it whatever the selector. */
+static bool in_scope(const struct query *q, const struct state *st)
 {
-	while (s->snaps) {
-		struct snapshot *next = s->snaps->next;
+	return st->res == q->res && (q->ns == NULL || strcmp(st->field[F_NAMESPACE], q->ns) == 0);
+}
 
-		free_snapshot(s->snaps);
-		s->snaps = next;
-	}
-	s->nsnaps = 0;
+static bool in_query(const struct query *q, const struct state *st)
+{
+	return in_scope(q, st) && selector_matches(&q->sel, st);
+}
+
+/* ---- states -------------------------------------------------------------- */
+
+static struct state *state_new(enum res res, unsigned long long rv)
+{
+	struct state *st = xcalloc(1, sizeof *st);
+
+	st->refs = 1;
+	st->res = res;
+	st->rv = rv;
+	return st;
+}
+
+static struct state *state_ref(struct state *st)
+{
+	st->refs++;
+	return st;
+}
+
+static void state_unref(struct state *st)
+{
+	if (st == NULL || --st->refs > 0)
+		return;
+	for (int v = 0; v < NVERSIONS; v++)
+		free(st->json[v]);
+	free(st->item);
+	for (int f = 0; f < NFIELDS; f++)
+		free(st->field[f]);
+	free(st);
 }
 
 /* Parses a whole JSON object or aborts: a malformed fixture is a test bug. */
@@ -407,29 +674,269 @@ static json_object *parse_object_or_die(const char *text)
 	return o;
 }
 
-/* Sets the server-owned fields and renders the object in every version. */
-static void render(json_object *o, const char *name, unsigned long long rv, char *out[NVERSIONS])
+static char *json_text(json_object *o)
 {
-	json_object *meta;
+	return xstrdup(json_object_to_json_string_ext(
+		o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+/* The object member `key` of o, made (or replacing a non-object) when
+ * needed. */
+static json_object *member_object(json_object *o, const char *key)
+{
+	json_object *m;
+
+	if (!json_object_object_get_ex(o, key, &m) || !json_object_is_type(m, json_type_object)) {
+		m = json_object_new_object();
+		json_object_object_add(o, key, m);
+	}
+	return m;
+}
+
+/* The string at o.a (or o.a.b); "" when absent or not a string, as Go
+ * decodes a missing field. */
+static const char *string_at(json_object *o, const char *a, const char *b)
+{
+	json_object *x;
+
+	if (!json_object_object_get_ex(o, a, &x))
+		return "";
+	if (b && (!json_object_is_type(x, json_type_object) || !json_object_object_get_ex(x, b, &x)))
+		return "";
+	return json_object_is_type(x, json_type_string) ? json_object_get_string(x) : "";
+}
+
+static void set_string(json_object *o, const char *key, const char *value)
+{
+	json_object_object_add(o, key, json_object_new_string(value));
+}
+
+/* The server-owned metadata: name, namespace (namespaced resources only)
+ * and resourceVersion. */
+static void set_identity(json_object *o, const char *ns, const char *name, unsigned long long rv)
+{
+	json_object *meta = member_object(o, "metadata");
 	char rvs[32];
 
-	if (!json_object_object_get_ex(o, "metadata", &meta) ||
-	    !json_object_is_type(meta, json_type_object)) {
-		meta = json_object_new_object();
-		json_object_object_add(o, "metadata", meta);
-	}
 	snprintf(rvs, sizeof rvs, "%llu", rv);
-	json_object_object_add(meta, "name", json_object_new_string(name));
-	json_object_object_add(meta, "resourceVersion", json_object_new_string(rvs));
-	json_object_object_add(o, "kind", json_object_new_string(KIND));
-	for (int v = 0; v < NVERSIONS; v++) {
-		char api[64];
+	set_string(meta, "name", name);
+	if (ns)
+		set_string(meta, "namespace", ns);
+	set_string(meta, "resourceVersion", rvs);
+}
 
-		snprintf(api, sizeof api, GROUP "/%s", versions[v]);
-		json_object_object_add(o, "apiVersion", json_object_new_string(api));
-		out[v] = xstrdup(json_object_to_json_string_ext(
-			o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+static void set_fields(struct state *st, json_object *o, const char *ns, const char *name)
+{
+	st->field[F_NAME] = xstrdup(name);
+	st->field[F_NAMESPACE] = xstrdup(ns);
+	st->field[F_NODE_NAME] = xstrdup(string_at(o, "spec", "nodeName"));
+	st->field[F_PHASE] = xstrdup(string_at(o, "status", "phase"));
+}
+
+/* A NodeResourceTopology in every version; only apiVersion differs. */
+static struct state *render_nrt(json_object *o, const char *name, unsigned long long rv)
+{
+	struct state *st = state_new(RES_NRT, rv);
+
+	set_identity(o, NULL, name, rv);
+	set_string(o, "kind", KIND);
+	for (int v = 0; v < NVERSIONS; v++) {
+		set_string(o, "apiVersion", resources[RES_NRT].api[v]);
+		st->json[v] = json_text(o);
 	}
+	set_fields(st, o, "", name);
+	return st;
+}
+
+/* A pod, kind and apiVersion first as the API server writes them; its list
+ * item form has neither (a typed list's items carry no TypeMeta). */
+static struct state *render_pod(json_object *o, const char *ns, const char *name,
+				unsigned long long rv)
+{
+	struct state *st = state_new(RES_POD, rv);
+	json_object *full = json_object_new_object(), *item = json_object_new_object();
+	struct json_object_iterator it, end;
+
+	set_identity(o, ns, name, rv);
+	set_string(full, "kind", "Pod");
+	set_string(full, "apiVersion", "v1");
+	end = json_object_iter_end(o);
+	for (it = json_object_iter_begin(o); !json_object_iter_equal(&it, &end);
+	     json_object_iter_next(&it)) {
+		const char *k = json_object_iter_peek_name(&it);
+		json_object *v = json_object_iter_peek_value(&it);
+
+		if (strcmp(k, "kind") == 0 || strcmp(k, "apiVersion") == 0)
+			continue;
+		json_object_object_add(full, k, json_object_get(v));
+		json_object_object_add(item, k, json_object_get(v));
+	}
+	st->json[0] = json_text(full);
+	st->item = json_text(item);
+	set_fields(st, o, ns, name);
+	json_object_put(full);
+	json_object_put(item);
+	return st;
+}
+
+/* Sets the server-owned fields of o (which it changes) and renders it. */
+static struct state *render(enum res res, json_object *o, const char *ns, const char *name,
+			    unsigned long long rv)
+{
+	return res == RES_POD ? render_pod(o, ns, name, rv) : render_nrt(o, name, rv);
+}
+
+/* The same content at another resourceVersion. */
+static struct state *rerender(const struct state *st, unsigned long long rv)
+{
+	json_object *o = parse_object_or_die(st->json[0]);
+	struct state *out = render(st->res, o, st->field[F_NAMESPACE], st->field[F_NAME], rv);
+
+	json_object_put(o);
+	return out;
+}
+
+static const char *item_json(const struct state *st, int version)
+{
+	return st->item ? st->item : st->json[version];
+}
+
+/* ---- store --------------------------------------------------------------- */
+
+static int key_cmp(const struct state *st, const char *ns, const char *name)
+{
+	int c = strcmp(st->field[F_NAMESPACE], ns);
+
+	return c ? c : strcmp(st->field[F_NAME], name);
+}
+
+/* Index of (ns, name), or where it would go (with *found false). */
+static size_t store_find(const struct store *t, const char *ns, const char *name, bool *found)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int cmp = key_cmp(t->v[mid], ns, name);
+
+		if (cmp == 0) {
+			*found = true;
+			return mid;
+		}
+		if (cmp < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = false;
+	return lo;
+}
+
+/* The stored object or NULL; the reference stays the store's. */
+static struct state *store_get(struct fake_apiserver *s, enum res res, const char *ns,
+			       const char *name)
+{
+	bool found;
+	size_t i = store_find(&s->store[res], ns, name, &found);
+
+	return found ? s->store[res].v[i] : NULL;
+}
+
+/* Stores cur under its key, with a reference of its own. Returns what it
+ * replaced, whose reference passes to the caller, or NULL. */
+static struct state *store_put(struct store *t, struct state *cur)
+{
+	bool found;
+	size_t i = store_find(t, cur->field[F_NAMESPACE], cur->field[F_NAME], &found);
+	struct state *old = NULL;
+
+	if (found) {
+		old = t->v[i];
+	} else {
+		if (t->n == t->cap) {
+			t->cap = t->cap ? t->cap * 2 : 16;
+			t->v = xreallocarray(t->v, t->cap, sizeof *t->v);
+		}
+		memmove(&t->v[i + 1], &t->v[i], (t->n - i) * sizeof *t->v);
+		t->n++;
+	}
+	t->v[i] = state_ref(cur);
+	return old;
+}
+
+/* Removes entry i; its reference passes to the caller. */
+static struct state *store_take(struct store *t, size_t i)
+{
+	struct state *st = t->v[i];
+
+	memmove(&t->v[i], &t->v[i + 1], (t->n - i - 1) * sizeof *t->v);
+	t->n--;
+	return st;
+}
+
+static void store_free(struct store *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		state_unref(t->v[i]);
+	free(t->v);
+	memset(t, 0, sizeof *t);
+}
+
+static void free_snapshot(struct snapshot *sn)
+{
+	for (size_t i = 0; i < sn->n; i++)
+		state_unref(sn->items[i]);
+	free(sn->items);
+	free(sn);
+}
+
+static void free_history(struct fake_apiserver *s)
+{
+	for (size_t i = 0; i < s->nhist; i++) {
+		state_unref(s->hist[i].old);
+		state_unref(s->hist[i].cur);
+		state_unref(s->hist[i].leaving);
+	}
+	s->nhist = 0;
+}
+
+static void free_snapshots(struct fake_apiserver *s)
+{
+	while (s->snaps) {
+		struct snapshot *next = s->snaps->next;
+
+		free_snapshot(s->snaps);
+		s->snaps = next;
+	}
+	s->nsnaps = 0;
+}
+
+/* Called with the mutex held: the current objects of res, kept for the
+ * later pages of a list; the oldest snapshot goes past MAX_SNAPSHOTS. */
+static struct snapshot *take_snapshot(struct fake_apiserver *s, enum res res)
+{
+	const struct store *t = &s->store[res];
+	struct snapshot *sn = xcalloc(1, sizeof *sn);
+
+	sn->id = ++s->next_snap;
+	sn->res = res;
+	sn->rv = s->rv;
+	sn->n = t->n;
+	sn->items = xcalloc(t->n + 1, sizeof *sn->items);
+	for (size_t i = 0; i < t->n; i++)
+		sn->items[i] = state_ref(t->v[i]);
+	sn->next = s->snaps;
+	s->snaps = sn;
+	if (++s->nsnaps > MAX_SNAPSHOTS) {
+		struct snapshot **pp = &s->snaps;
+
+		while ((*pp)->next)
+			pp = &(*pp)->next;
+		free_snapshot(*pp);
+		*pp = NULL;
+		s->nsnaps--;
+	}
+	return sn;
 }
 
 /* ---- watch queues -------------------------------------------------------- */
@@ -459,10 +966,47 @@ static void push_event(struct watch *w, const char *type, const char *object_jso
 	free(b.p);
 }
 
-/* Called with the mutex held: records the change and queues it on every
- * watch that has not ended. */
-static void record_change(struct fake_apiserver *s, enum change_type type, unsigned long long rv,
-			  char *json[NVERSIONS])
+/* What a watch sees of a change, decided as the API server's watch cache
+ * does (cacheWatcher.convertToWatchEvent): old and new state against the
+ * selector; an object leaving the selection is DELETED with its previous
+ * content at the change's resourceVersion. Returns the event type and sets
+ * *obj, or NULL when the watch sees nothing. */
+static const char *seen_as(const struct query *q, struct change *ch, const struct state **obj)
+{
+	bool was, is;
+
+	if (!in_scope(q, ch->cur))
+		return NULL;
+	was = ch->old && selector_matches(&q->sel, ch->old);
+	is = ch->type != CHANGE_DELETED && selector_matches(&q->sel, ch->cur);
+	if (is) {
+		*obj = ch->cur;
+		return was ? "MODIFIED" : "ADDED";
+	}
+	if (!was)
+		return NULL;
+	if (ch->type != CHANGE_DELETED && ch->leaving == NULL)
+		ch->leaving = rerender(ch->old, ch->cur->rv);
+	*obj = ch->type == CHANGE_DELETED ? ch->cur : ch->leaving;
+	return "DELETED";
+}
+
+static void push_change(struct watch *w, struct change *ch)
+{
+	const struct state *obj;
+	const char *type = seen_as(&w->q, ch, &obj);
+
+	if (type == NULL)
+		return;
+	push_event(w, type, obj->json[w->q.version]);
+	w->rv = ch->cur->rv;
+}
+
+/* Called with the mutex held: records the change (taking the caller's
+ * references to old and cur) and queues it on every watch that has not
+ * ended and wants it. */
+static void record_change(struct fake_apiserver *s, enum change_type type, struct state *old,
+			  struct state *cur)
 {
 	struct change *ch;
 
@@ -471,17 +1015,39 @@ static void record_change(struct fake_apiserver *s, enum change_type type, unsig
 		s->hist = xreallocarray(s->hist, s->caphist, sizeof *s->hist);
 	}
 	ch = &s->hist[s->nhist++];
-	ch->rv = rv;
-	ch->type = type;
-	for (int v = 0; v < NVERSIONS; v++)
-		ch->json[v] = xstrdup(json[v]);
-	for (struct watch *w = s->watches; w; w = w->next) {
-		if (w->ending || rv <= w->from)
-			continue;
-		push_event(w, change_names[type], json[w->version]);
-		w->rv = rv;
-	}
+	*ch = (struct change){ type, old, cur, NULL };
+	for (struct watch *w = s->watches; w; w = w->next)
+		if (!w->ending && cur->rv > w->from)
+			push_change(w, ch);
 	pthread_cond_broadcast(&s->cond);
+}
+
+/* Called with the mutex held: stores a new state of an object (taking the
+ * caller's reference) as an ADDED or MODIFIED change. */
+static void commit_put(struct fake_apiserver *s, struct state *cur)
+{
+	struct state *old = store_put(&s->store[cur->res], cur);
+
+	record_change(s, old ? CHANGE_MODIFIED : CHANGE_ADDED, old, cur);
+}
+
+/* Called with the mutex held: removes an object as a DELETED change;
+ * returns its resourceVersion, 0 when absent. */
+static unsigned long long commit_delete(struct fake_apiserver *s, enum res res, const char *ns,
+					const char *name)
+{
+	struct store *t = &s->store[res];
+	unsigned long long rv;
+	struct state *old;
+	bool found;
+	size_t i = store_find(t, ns, name, &found);
+
+	if (!found)
+		return 0;
+	rv = ++s->rv;
+	old = store_take(t, i);
+	record_change(s, CHANGE_DELETED, old, rerender(old, rv));
+	return rv;
 }
 
 static void free_items(struct watch *w)
@@ -598,6 +1164,7 @@ static void watch_free(void *cls)
 	pthread_cond_broadcast(&s->cond);
 	pthread_mutex_unlock(&s->mu);
 	free_items(w);
+	query_free(&w->q);
 	free(w);
 }
 
@@ -648,24 +1215,87 @@ static bool authorized(struct fake_apiserver *s, struct MHD_Connection *c)
 	return h && strncasecmp(h, "Bearer ", 7) == 0 && strcmp(h + 7, s->token) == 0;
 }
 
-static void list_item_json(struct sbuf *b, const char *const *items, size_t from, size_t to)
+/* Called with the mutex held: the snapshot and start index behind a
+ * continue token. 0, or the status to answer: 400 malformed (or from a
+ * list of another resource), 410 expired. */
+static unsigned resolve_continue(struct fake_apiserver *s, const char *cont, enum res res,
+				 struct snapshot **out, size_t *start)
 {
-	for (size_t i = from; i < to; i++) {
-		if (i > from)
-			sb_puts(b, ",");
-		sb_puts(b, items[i]);
+	struct sbuf raw = { 0 };
+	unsigned long long tok_rv = 0;
+	struct snapshot *sn;
+	unsigned id = 0;
+	size_t off = 0;
+	int used = -1;
+
+	if (base64_decode(cont, &raw))
+		sscanf(raw.p, "{\"v\":\"meta.k8s.io/v1\",\"rv\":%llu,\"start\":%zu,\"snap\":%u}%n",
+		       &tok_rv, &off, &id, &used);
+	if (used < 0 || (size_t)used != raw.len) {
+		free(raw.p);
+		return 400;
 	}
+	free(raw.p);
+	for (sn = s->snaps; sn && sn->id != id; sn = sn->next)
+		;
+	if (sn && sn->res != res)
+		return 400;
+	if (sn == NULL || tok_rv < s->too_old_below || sn->rv != tok_rv || off > sn->n) {
+		s->stats.gone++;
+		return 410;
+	}
+	*out = sn;
+	*start = off;
+	return 0;
 }
 
-static enum MHD_Result handle_list(struct fake_apiserver *s, struct MHD_Connection *c, int v)
+/* Appends to b the objects of items[start..n) that the query selects, at
+ * most `limit` (0: no limit), and returns the index after the last one
+ * looked at: where the next page starts, as etcd's range read continues
+ * after the last key it scanned. */
+static size_t list_page(struct sbuf *b, const struct query *q, struct state *const *items,
+			size_t n, size_t start, unsigned long long limit)
+{
+	unsigned long long count = 0;
+	size_t i;
+
+	for (i = start; i < n && !(limit && count == limit); i++) {
+		if (!in_query(q, items[i]))
+			continue;
+		if (count++)
+			sb_puts(b, ",");
+		sb_puts(b, item_json(items[i], q->version));
+	}
+	return i;
+}
+
+/* Objects in the query's key range from index i on, selected or not. */
+static size_t count_in_scope(const struct query *q, struct state *const *items, size_t i,
+			     size_t n)
+{
+	size_t k = 0;
+
+	for (; i < n; i++)
+		k += in_scope(q, items[i]);
+	return k;
+}
+
+static const char bad_continue[] = "continue key is not valid: incorrect encoded start "
+				   "resourceVersion (version meta.k8s.io/v1)";
+static const char old_continue[] = "The provided continue parameter is too old to display a "
+				   "consistent list result. You can start a new list without the "
+				   "continue parameter.";
+
+static enum MHD_Result handle_list(struct fake_apiserver *s, struct MHD_Connection *c,
+				   const struct query *q)
 {
 	const char *limit_s = arg(c, "limit"), *cont = arg(c, "continue");
+	const struct resource *r = &resources[q->res];
 	unsigned long long limit = 0, rv;
-	struct sbuf b = { 0 };
+	struct sbuf b = { 0 }, page = { 0 };
 	struct snapshot *sn = NULL;
-	const char *const *items;
-	const char **tmp = NULL;
-	size_t n, start = 0, end;
+	struct state *const *items;
+	size_t n, start = 0, next, more;
 
 	if (limit_s && !parse_u64(limit_s, &limit))
 		return reply_status(c, 400, "limit: Invalid value: must be a non-negative integer",
@@ -675,116 +1305,90 @@ static enum MHD_Result handle_list(struct fake_apiserver *s, struct MHD_Connecti
 
 	pthread_mutex_lock(&s->mu);
 	if (cont) {
-		struct sbuf raw = { 0 };
-		unsigned long long tok_rv = 0;
-		unsigned id = 0;
-		size_t off = 0;
-		int used = -1;
+		unsigned code = resolve_continue(s, cont, q->res, &sn, &start);
 
-		if (base64_decode(cont, &raw))
-			sscanf(raw.p, "{\"v\":\"meta.k8s.io/v1\",\"rv\":%llu,\"start\":%zu,\"snap\":%u}%n",
-			       &tok_rv, &off, &id, &used);
-		if (used < 0 || (size_t)used != raw.len) {
+		if (code) {
 			pthread_mutex_unlock(&s->mu);
-			free(raw.p);
-			return reply_status(c, 400, "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)", NULL);
+			return reply_status(c, code, code == 400 ? bad_continue : old_continue, NULL);
 		}
-		free(raw.p);
-		for (sn = s->snaps; sn && sn->id != id; sn = sn->next)
-			;
-		if (sn == NULL || tok_rv < s->too_old_below || sn->rv != tok_rv || off > sn->n) {
-			s->stats.gone++;
-			pthread_mutex_unlock(&s->mu);
-			return reply_status(c, 410, "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.", NULL);
-		}
-		items = (const char *const *)sn->json[v];
+		items = sn->items;
 		n = sn->n;
-		start = off;
 		rv = sn->rv;
 	} else {
-		tmp = xcalloc(s->nobjs + 1, sizeof *tmp);
-		for (size_t i = 0; i < s->nobjs; i++)
-			tmp[i] = s->objs[i].json[v];
-		items = tmp;
-		n = s->nobjs;
+		items = s->store[q->res].v;
+		n = s->store[q->res].n;
 		rv = s->rv;
-		if (limit && n > limit) {
-			/* More pages will follow: keep this list as it is now. */
-			sn = xcalloc(1, sizeof *sn);
-			sn->id = ++s->next_snap;
-			sn->rv = rv;
-			sn->n = n;
-			for (int k = 0; k < NVERSIONS; k++) {
-				sn->json[k] = xcalloc(n, sizeof(char *));
-				for (size_t i = 0; i < n; i++)
-					sn->json[k][i] = xstrdup(s->objs[i].json[k]);
-			}
-			sn->next = s->snaps;
-			s->snaps = sn;
-			if (++s->nsnaps > MAX_SNAPSHOTS) {
-				struct snapshot **pp = &s->snaps;
-
-				while ((*pp)->next)
-					pp = &(*pp)->next;
-				free_snapshot(*pp);
-				*pp = NULL;
-				s->nsnaps--;
-			}
-		}
 	}
-	end = limit && n - start > limit ? start + (size_t)limit : n;
-	sb_printf(&b, "{\"kind\":\"" KIND "List\",\"apiVersion\":\"" GROUP "/%s\","
-		      "\"metadata\":{\"resourceVersion\":\"%llu\"", versions[v], rv);
-	if (end < n) {
+	next = list_page(&page, q, items, n, start, limit);
+	more = count_in_scope(q, items, next, n);
+	sb_printf(&b, "{\"kind\":\"%sList\",\"apiVersion\":\"%s\",\"metadata\":{\"resourceVersion\":"
+		      "\"%llu\"", r->kind, r->api[q->version], rv);
+	if (more) {
 		char tok[160];
 
+		if (sn == NULL) /* more pages will follow: keep this list as it is now */
+			sn = take_snapshot(s, q->res);
 		snprintf(tok, sizeof tok, "{\"v\":\"meta.k8s.io/v1\",\"rv\":%llu,\"start\":%zu,\"snap\":%u}",
-			 rv, end, sn->id);
+			 rv, next, sn->id);
 		sb_puts(&b, ",\"continue\":\"");
 		sb_base64url(&b, (const unsigned char *)tok, strlen(tok));
-		sb_printf(&b, "\",\"remainingItemCount\":%zu", n - end);
+		sb_puts(&b, "\"");
+		/* The API server counts what is left only when nothing filters. */
+		if (q->sel.n == 0)
+			sb_printf(&b, ",\"remainingItemCount\":%zu", more);
 	}
 	sb_puts(&b, "},\"items\":[");
-	list_item_json(&b, items, start, end);
+	if (page.p)
+		sb_puts(&b, page.p);
 	sb_puts(&b, "]}");
 	if (!cont)
 		s->stats.lists++;
 	s->stats.list_pages++;
 	pthread_mutex_unlock(&s->mu);
-	free(tmp);
+	free(page.p);
 	return reply(c, 200, &b, false);
 }
 
-static enum MHD_Result handle_get(struct fake_apiserver *s, struct MHD_Connection *c, int v,
-				  const char *name)
+static enum MHD_Result handle_get(struct fake_apiserver *s, struct MHD_Connection *c,
+				  enum res res, int v, const char *ns, const char *name)
 {
 	struct sbuf b = { 0 };
-	size_t i;
-	bool found;
+	struct state *st;
 
 	pthread_mutex_lock(&s->mu);
-	i = find_object(s, name, &found);
-	if (found)
-		sb_puts(&b, s->objs[i].json[v]);
+	st = store_get(s, res, ns ? ns : "", name);
+	if (st)
+		sb_puts(&b, st->json[v]);
 	pthread_mutex_unlock(&s->mu);
-	if (found)
+	if (b.p)
 		return reply(c, 200, &b, false);
-	{
-		struct sbuf msg = { 0 }, det = { 0 };
-		enum MHD_Result ret;
-
-		sb_printf(&msg, PLURAL "." GROUP " \"%s\" not found", name);
-		sb_puts(&det, "{\"name\":");
-		sb_json_string(&det, name);
-		sb_puts(&det, ",\"group\":\"" GROUP "\",\"kind\":\"" PLURAL "\"}");
-		ret = reply_status(c, 404, msg.p, det.p);
-		free(msg.p);
-		free(det.p);
-		return ret;
-	}
+	return reply_object_not_found(c, res, name);
 }
 
-static enum MHD_Result handle_watch(struct fake_apiserver *s, struct MHD_Connection *c, int v)
+/* Called with the mutex held: what a new watch gets before live changes.
+ * From resourceVersion 0 the current state as synthetic ADDED events (only
+ * what the query selects), else every recorded change after `from` as the
+ * watch would have seen it. Returns the resourceVersion it is now at. */
+static unsigned long long replay(struct fake_apiserver *s, struct watch *w,
+				 unsigned long long from)
+{
+	if (from == 0) {
+		const struct store *t = &s->store[w->q.res];
+
+		for (size_t i = 0; i < t->n; i++)
+			if (in_query(&w->q, t->v[i]))
+				push_event(w, "ADDED", t->v[i]->json[w->q.version]);
+		return s->rv;
+	}
+	for (size_t i = 0; i < s->nhist; i++)
+		if (s->hist[i].cur->rv > from)
+			push_change(w, &s->hist[i]);
+	return from;
+}
+
+/* Takes over the query (leaving *q empty) once the watch is open. */
+static enum MHD_Result handle_watch(struct fake_apiserver *s, struct MHD_Connection *c,
+				    struct query *q)
 {
 	const char *rv_s = arg(c, "resourceVersion"), *bm_s = arg(c, "allowWatchBookmarks");
 	const char *to_s = arg(c, "timeoutSeconds");
@@ -808,16 +1412,6 @@ static enum MHD_Result handle_watch(struct fake_apiserver *s, struct MHD_Connect
 	if (to_s && !parse_u64(to_s, &timeout))
 		return reply_status(c, 400, "timeoutSeconds: Invalid value", NULL);
 
-	w = xcalloc(1, sizeof *w);
-	w->s = s;
-	w->conn = c;
-	w->version = v;
-	w->bookmarks = bookmarks == 1;
-	if (timeout) {
-		w->has_deadline = true;
-		w->deadline = mono_after_ms((long)(timeout > 86400 ? 86400 : timeout) * 1000);
-	}
-
 	pthread_mutex_lock(&s->mu);
 	if (from != 0 && from < s->too_old_below) {
 		struct sbuf msg = { 0 };
@@ -825,24 +1419,22 @@ static enum MHD_Result handle_watch(struct fake_apiserver *s, struct MHD_Connect
 		s->stats.gone++;
 		sb_printf(&msg, "too old resource version: %llu (%llu)", from, s->too_old_below);
 		pthread_mutex_unlock(&s->mu);
-		free(w);
 		ret = reply_status(c, 410, msg.p, NULL);
 		free(msg.p);
 		return ret;
 	}
-	if (from == 0) {
-		/* Unset or "0": the current state as synthetic ADDED events,
-		 * then changes from now on. */
-		for (size_t i = 0; i < s->nobjs; i++)
-			push_event(w, "ADDED", s->objs[i].json[v]);
-		from = s->rv;
-	} else {
-		for (size_t i = 0; i < s->nhist; i++)
-			if (s->hist[i].rv > from)
-				push_event(w, change_names[s->hist[i].type], s->hist[i].json[v]);
+	w = xcalloc(1, sizeof *w);
+	w->s = s;
+	w->conn = c;
+	w->q = *q;
+	memset(q, 0, sizeof *q);
+	w->bookmarks = bookmarks == 1;
+	if (timeout) {
+		w->has_deadline = true;
+		w->deadline = mono_after_ms((long)(timeout > 86400 ? 86400 : timeout) * 1000);
 	}
-	w->from = from;
-	w->rv = s->rv > from ? s->rv : from;
+	w->from = replay(s, w, from);
+	w->rv = s->rv > w->from ? s->rv : w->from;
 	/* Registered under the same lock as the replay: no change is missed
 	 * or sent twice. */
 	w->next = s->watches;
@@ -865,6 +1457,299 @@ static enum MHD_Result handle_watch(struct fake_apiserver *s, struct MHD_Connect
 	return ret;
 }
 
+/* A list or a watch of one collection (ns NULL: every namespace). */
+static enum MHD_Result handle_collection(struct fake_apiserver *s, struct MHD_Connection *c,
+					 const struct request *rq, enum res res, int v,
+					 const char *ns)
+{
+	struct query q = { .res = res, .version = v };
+	const char *watch_s = arg(c, "watch");
+	char *fs = query_value(rq->query, "fieldSelector");
+	struct sbuf err = { 0 };
+	enum MHD_Result ret;
+	int watch = 0;
+
+	if (watch_s && (watch = parse_bool(watch_s)) < 0) {
+		free(fs);
+		return reply_status(c, 400, "watch: Invalid value", NULL);
+	}
+	if (fs && !selector_parse(res, fs, &q.sel, &err)) {
+		free(fs);
+		ret = reply_status(c, 400, err.p, NULL);
+		free(err.p);
+		return ret;
+	}
+	free(fs);
+	q.ns = ns ? xstrdup(ns) : NULL;
+	ret = watch ? handle_watch(s, c, &q) : handle_list(s, c, &q);
+	query_free(&q);
+	return ret;
+}
+
+/* ---- pods/binding -------------------------------------------------------- */
+
+/* A decoded Binding; the strings and annotations belong to root. */
+struct binding {
+	json_object *root;
+	const char *uid, *rv, *node;
+	json_object *annotations; /* NULL or an object */
+};
+
+/* The body as one JSON object (trailing whitespace allowed), or NULL with
+ * json-c's reason in msg. */
+static json_object *parse_body(const struct request *rq, struct sbuf *msg)
+{
+	json_tokener *tok = json_tokener_new();
+	const char *p = rq->body.p ? rq->body.p : "";
+	json_object *o = json_tokener_parse_ex(tok, p, (int)rq->body.len);
+	enum json_tokener_error e = json_tokener_get_error(tok);
+	size_t used = json_tokener_get_parse_end(tok);
+
+	json_tokener_free(tok);
+	if (e == json_tokener_continue || rq->body.len == 0)
+		e = json_tokener_error_parse_eof;
+	while (e == json_tokener_success && used < rq->body.len && p[used] &&
+	       strchr(" \t\r\n", p[used]))
+		used++;
+	if (e == json_tokener_success && !json_object_is_type(o, json_type_object))
+		e = json_tokener_error_parse_unexpected;
+	if (e != json_tokener_success || used < rq->body.len) {
+		sb_printf(msg, "the object provided is unrecognized (must be of type Binding): "
+			       "couldn't get version/kind; json parse error: %s",
+			  e != json_tokener_success ? json_tokener_error_desc(e) : "trailing data");
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* ValidatePodBinding: target.kind empty or "Node", target.name set. False
+ * with the errors in msg, aggregated as Go prints them ("[a, b]" for two). */
+static bool binding_valid(const char *kind, const char *node, struct sbuf *msg)
+{
+	bool bad_kind = kind[0] && strcmp(kind, "Node") != 0, no_node = node[0] == '\0';
+
+	if (bad_kind && no_node)
+		sb_puts(msg, "[");
+	if (bad_kind)
+		sb_printf(msg, "target.kind: Unsupported value: \"%s\": supported values: "
+			       "\"Node\", \"<empty>\"", kind);
+	if (bad_kind && no_node)
+		sb_puts(msg, ", ");
+	if (no_node)
+		sb_puts(msg, "target.name: Required value");
+	if (bad_kind && no_node)
+		sb_puts(msg, "]");
+	return !bad_kind && !no_node;
+}
+
+/* Decodes and checks a Binding as the create handler and BindingREST.Create
+ * do before they look at the pod. 0, or the status to answer (msg set;
+ * *reason NULL for the code's usual one). Validation errors are not API
+ * errors there, so they come out as 500 with no reason, as on the real
+ * server. */
+static unsigned binding_parse(const struct request *rq, const char *ns, const char *name,
+			      struct binding *b, struct sbuf *msg, const char **reason)
+{
+	json_object *o, *meta, *ann;
+	const char *api, *kind;
+
+	memset(b, 0, sizeof *b);
+	*reason = NULL;
+	if (rq->too_large) {
+		sb_printf(msg, "Request entity too large: limit is %u", MAX_BODY);
+		return 413;
+	}
+	if ((o = parse_body(rq, msg)) == NULL)
+		return 400;
+	b->root = o;
+	api = string_at(o, "apiVersion", NULL);
+	kind = string_at(o, "kind", NULL);
+	if (api[0] && strcmp(api, "v1") != 0) {
+		sb_printf(msg, "the API version in the data (%s) does not match the expected API "
+			       "version (v1)", api);
+		return 400;
+	}
+	if (kind[0] && strcmp(kind, "Binding") != 0) {
+		sb_printf(msg, "not a Binding object: kind \"%s\"", kind);
+		return 400;
+	}
+	if (string_at(o, "metadata", "namespace")[0] &&
+	    strcmp(string_at(o, "metadata", "namespace"), ns) != 0) {
+		sb_puts(msg, "the namespace of the provided object does not match the namespace "
+			     "sent on the request");
+		return 400;
+	}
+	if (strcmp(string_at(o, "metadata", "name"), name) != 0) {
+		sb_puts(msg, "name in URL does not match name in Binding object");
+		return 400;
+	}
+	b->node = string_at(o, "target", "name");
+	if (!binding_valid(string_at(o, "target", "kind"), b->node, msg)) {
+		*reason = "";
+		return 500;
+	}
+	b->uid = string_at(o, "metadata", "uid");
+	b->rv = string_at(o, "metadata", "resourceVersion");
+	if (json_object_object_get_ex(o, "metadata", &meta) &&
+	    json_object_is_type(meta, json_type_object) &&
+	    json_object_object_get_ex(meta, "annotations", &ann) &&
+	    json_object_is_type(ann, json_type_object))
+		b->annotations = ann;
+	return 0;
+}
+
+/* Why the API server refuses to bind this pod (409), checked in its order:
+ * the storage preconditions (uid, resourceVersion), then the update
+ * function's checks. Returns the StatusDetails kind with msg set, or NULL
+ * when the binding may go ahead. */
+static const char *binding_conflict(json_object *pod, const char *ns, const char *name,
+				    const struct binding *b, struct sbuf *msg)
+{
+	static const char *const what[2] = { "UID", "ResourceVersion" };
+	const char *want[2] = { b->uid, b->rv };
+	const char *have[2] = { string_at(pod, "metadata", "uid"),
+				string_at(pod, "metadata", "resourceVersion") };
+	struct sbuf why = { 0 };
+	json_object *x;
+
+	for (int k = 0; k < 2; k++) {
+		if (want[k][0] && strcmp(want[k], have[k]) != 0) {
+			sb_printf(msg, "Operation cannot be fulfilled on pods \"%s\": StorageError: "
+				       "invalid object, Code: 4, Key: /registry/pods/%s/%s, "
+				       "ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: "
+				       "%s in precondition: %s, %s in object meta: %s",
+				  name, ns, name, what[k], want[k], what[k], have[k]);
+			return "pods";
+		}
+	}
+	if (json_object_object_get_ex(json_object_object_get(pod, "metadata"), "deletionTimestamp",
+				      &x) && x != NULL)
+		sb_printf(&why, "pod %s is being deleted, cannot be assigned to a host", name);
+	else if (string_at(pod, "spec", "nodeName")[0])
+		sb_printf(&why, "pod %s is already assigned to node \"%s\"", name,
+			  string_at(pod, "spec", "nodeName"));
+	else if (json_object_object_get_ex(json_object_object_get(pod, "spec"), "schedulingGates",
+					   &x) &&
+		 json_object_is_type(x, json_type_array) && json_object_array_length(x) > 0)
+		sb_printf(&why, "pod %s has non-empty .spec.schedulingGates", name);
+	if (why.p == NULL)
+		return NULL;
+	sb_printf(msg, "Operation cannot be fulfilled on pods/binding \"%s\": %s", name, why.p);
+	free(why.p);
+	return "pods/binding";
+}
+
+/* status.conditions gets PodScheduled=True in place of any PodScheduled
+ * entry, keeping the old transition time when it was True already
+ * (podutil.UpdatePodCondition). */
+static void set_scheduled_condition(json_object *status)
+{
+	json_object *conds, *c = json_object_new_object();
+	char now[32];
+	const char *since = now;
+	size_t i, n;
+
+	if (!json_object_object_get_ex(status, "conditions", &conds) ||
+	    !json_object_is_type(conds, json_type_array)) {
+		conds = json_object_new_array();
+		json_object_object_add(status, "conditions", conds);
+	}
+	n = json_object_array_length(conds);
+	for (i = 0; i < n; i++)
+		if (strcmp(string_at(json_object_array_get_idx(conds, i), "type", NULL),
+			   "PodScheduled") == 0)
+			break;
+	rfc3339_now(now);
+	if (i < n && strcmp(string_at(json_object_array_get_idx(conds, i), "status", NULL),
+			    "True") == 0 &&
+	    string_at(json_object_array_get_idx(conds, i), "lastTransitionTime", NULL)[0])
+		since = string_at(json_object_array_get_idx(conds, i), "lastTransitionTime", NULL);
+	set_string(c, "type", "PodScheduled");
+	set_string(c, "status", "True");
+	json_object_object_add(c, "lastProbeTime", NULL);
+	set_string(c, "lastTransitionTime", since);
+	if (i < n)
+		json_object_array_put_idx(conds, i, c); /* frees the old entry */
+	else
+		json_object_array_add(conds, c);
+}
+
+/* What setPodHostAndAnnotations writes: the node, the Binding's
+ * annotations and the PodScheduled condition. */
+static void apply_binding(json_object *pod, const struct binding *b)
+{
+	set_string(member_object(pod, "spec"), "nodeName", b->node);
+	if (b->annotations) {
+		json_object *ann = member_object(member_object(pod, "metadata"), "annotations");
+		struct json_object_iterator it = json_object_iter_begin(b->annotations);
+		struct json_object_iterator end = json_object_iter_end(b->annotations);
+
+		for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it))
+			json_object_object_add(ann, json_object_iter_peek_name(&it),
+					       json_object_get(json_object_iter_peek_value(&it)));
+	}
+	set_scheduled_condition(member_object(pod, "status"));
+}
+
+/* Called with the mutex held: binds the pod or says why not. 0 (the change
+ * is recorded), 404, or 409 with msg and *details_kind set. */
+static unsigned bind_locked(struct fake_apiserver *s, const char *ns, const char *name,
+			    const struct binding *b, struct sbuf *msg, const char **details_kind)
+{
+	struct state *st = store_get(s, RES_POD, ns, name);
+	json_object *pod;
+
+	if (st == NULL)
+		return 404;
+	pod = parse_object_or_die(st->json[0]);
+	*details_kind = binding_conflict(pod, ns, name, b, msg);
+	if (*details_kind) {
+		json_object_put(pod);
+		s->stats.binding_conflicts++;
+		return 409;
+	}
+	apply_binding(pod, b);
+	commit_put(s, render_pod(pod, ns, name, ++s->rv));
+	json_object_put(pod);
+	s->stats.bindings++;
+	return 0;
+}
+
+static enum MHD_Result handle_binding(struct fake_apiserver *s, struct MHD_Connection *c,
+				      const struct request *rq, const char *ns, const char *name)
+{
+	struct sbuf msg = { 0 }, det = { 0 };
+	const char *reason, *details_kind = NULL;
+	struct binding b;
+	enum MHD_Result ret;
+	unsigned code = binding_parse(rq, ns, name, &b, &msg, &reason);
+
+	if (code == 0) {
+		pthread_mutex_lock(&s->mu);
+		code = bind_locked(s, ns, name, &b, &msg, &details_kind);
+		pthread_mutex_unlock(&s->mu);
+	}
+	json_object_put(b.root);
+	if (code == 0) {
+		sb_puts(&msg, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
+			      "\"status\":\"Success\",\"code\":201}");
+		return reply(c, 201, &msg, false);
+	}
+	if (code == 404) {
+		free(msg.p);
+		return reply_object_not_found(c, RES_POD, name);
+	}
+	if (details_kind)
+		sb_details(&det, name, NULL, details_kind);
+	ret = reply_status_reason(c, code, reason, msg.p, det.p);
+	free(msg.p);
+	free(det.p);
+	return ret;
+}
+
+/* ---- routing ------------------------------------------------------------- */
+
 /* Discovery for one group version, as kube-apiserver answers for a CRD. */
 static enum MHD_Result handle_discovery(struct MHD_Connection *c, int v)
 {
@@ -879,21 +1764,155 @@ static enum MHD_Result handle_discovery(struct MHD_Connection *c, int v)
 	return reply(c, 200, &b, false);
 }
 
+enum target_kind { T_NONE, T_DISCOVERY, T_COLLECTION, T_OBJECT, T_BINDING };
+
+/* What a path names; ns and name point into the split path. */
+struct target {
+	enum target_kind kind;
+	enum res res;
+	int version;
+	const char *ns, *name;
+};
+
+/* Splits "/a/b" into its segments in place (empty ones included); 0 when
+ * there are more than max or the path is not absolute. */
+static size_t split_path(char *path, char **seg, size_t max)
+{
+	size_t n = 0;
+	char *p = path + 1;
+
+	if (path[0] != '/')
+		return 0;
+	for (;;) {
+		char *slash = strchr(p, '/');
+
+		if (n == max)
+			return 0;
+		seg[n++] = p;
+		if (slash == NULL)
+			return n;
+		*slash = '\0';
+		p = slash + 1;
+	}
+}
+
+/* /apis/topology.node.k8s.io/VERSION[/noderesourcetopologies[/NAME]] */
+static struct target nrt_target(const struct fake_apiserver *s, char **seg, size_t n)
+{
+	struct target t = { T_NONE, RES_NRT, -1, NULL, NULL };
+
+	for (int k = 0; k < NVERSIONS; k++)
+		if (strcmp(seg[2], versions[k]) == 0 && s->serve[k])
+			t.version = k;
+	if (t.version < 0)
+		return t;
+	if (n == 3)
+		t.kind = T_DISCOVERY;
+	else if (strcmp(seg[3], PLURAL) == 0 && n == 4)
+		t.kind = T_COLLECTION;
+	else if (strcmp(seg[3], PLURAL) == 0 && n == 5 && seg[4][0])
+		t.kind = T_OBJECT;
+	if (t.kind == T_OBJECT)
+		t.name = seg[4];
+	return t;
+}
+
+/* /api/v1/pods, /api/v1/namespaces/NS/pods[/NAME[/binding]] */
+static struct target pod_target(char **seg, size_t n)
+{
+	struct target t = { T_NONE, RES_POD, 0, NULL, NULL };
+
+	if (n == 3 && strcmp(seg[2], "pods") == 0) {
+		t.kind = T_COLLECTION;
+		return t;
+	}
+	if (n < 5 || strcmp(seg[2], "namespaces") != 0 || !seg[3][0] || strcmp(seg[4], "pods") != 0)
+		return t;
+	t.ns = seg[3];
+	t.name = n > 5 ? seg[5] : NULL;
+	if (n == 5)
+		t.kind = T_COLLECTION;
+	else if (n == 6 && seg[5][0])
+		t.kind = T_OBJECT;
+	else if (n == 7 && seg[5][0] && strcmp(seg[6], "binding") == 0)
+		t.kind = T_BINDING;
+	return t;
+}
+
+static struct target parse_target(const struct fake_apiserver *s, char **seg, size_t n)
+{
+	struct target none = { T_NONE, RES_NRT, -1, NULL, NULL };
+
+	if (n >= 3 && strcmp(seg[0], "apis") == 0 && strcmp(seg[1], GROUP) == 0)
+		return nrt_target(s, seg, n);
+	if (n >= 3 && strcmp(seg[0], "api") == 0 && strcmp(seg[1], "v1") == 0)
+		return pod_target(seg, n);
+	return none;
+}
+
+/* Only GET is served, except POST on pods/binding (a create-only
+ * subresource: any other method there is 405 too). */
+static enum MHD_Result route(struct fake_apiserver *s, struct MHD_Connection *c,
+			     const struct request *rq, const char *url, const char *method)
+{
+	char *path = xstrdup(url), *seg[MAX_SEGMENTS];
+	struct target t = parse_target(s, seg, split_path(path, seg, MAX_SEGMENTS));
+	enum MHD_Result ret;
+
+	if (t.kind == T_BINDING && strcmp(method, MHD_HTTP_METHOD_POST) == 0)
+		ret = handle_binding(s, c, rq, t.ns, t.name);
+	else if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 || t.kind == T_BINDING)
+		ret = reply_method_not_allowed(c);
+	else if (t.kind == T_NONE)
+		ret = reply_not_found_path(c);
+	else if (t.kind == T_DISCOVERY)
+		ret = handle_discovery(c, t.version);
+	else if (t.kind == T_OBJECT)
+		ret = handle_get(s, c, t.res, t.version, t.ns, t.name);
+	else
+		ret = handle_collection(s, c, rq, t.res, t.version, t.ns);
+	free(path);
+	return ret;
+}
+
+/* A POST body is kept up to MAX_BODY; past it, it is dropped and the
+ * request gets 413 once it is all in. */
+static void request_add_body(struct request *rq, const char *data, size_t n)
+{
+	if (rq->too_large)
+		return;
+	if (rq->body.len + n > MAX_BODY) {
+		rq->too_large = true;
+		free(rq->body.p);
+		memset(&rq->body, 0, sizeof rq->body);
+		return;
+	}
+	sb_add(&rq->body, data, n);
+}
+
 static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const char *url,
 				      const char *method, const char *version,
 				      const char *upload_data, size_t *upload_data_size,
 				      void **con_cls)
 {
-	static const char prefix[] = "/apis/" GROUP "/";
 	struct fake_apiserver *s = cls;
-	const char *rest, *slash;
-	int v = -1, watch = 0, fail = 0;
-	const char *watch_s;
+	struct request *rq = *con_cls;
+	int fail = 0;
 
 	(void)version;
-	(void)upload_data;
-	(void)upload_data_size;
-	(void)con_cls;
+	if (rq == NULL) /* request_begin runs first for every request */
+		return MHD_NO;
+	if (!rq->started) {
+		rq->started = true;
+		/* A POST body arrives in the next calls: answer once it is in. */
+		if (strcmp(method, MHD_HTTP_METHOD_POST) == 0)
+			return MHD_YES;
+	}
+	if (*upload_data_size) {
+		request_add_body(rq, upload_data, *upload_data_size);
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
 
 	/* Authentication comes before everything else, as in the API server. */
 	if (!authorized(s, c)) {
@@ -916,36 +1935,37 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
 		snprintf(msg, sizeof msg, "injected failure (HTTP %d)", fail);
 		return reply_status(c, (unsigned)fail, msg, NULL);
 	}
-	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0)
-		return reply_status(c, 405, "the server does not allow this method on the requested resource", NULL);
+	return route(s, c, rq, url, method);
+}
 
-	if (strncmp(url, prefix, sizeof prefix - 1) != 0)
-		return reply_not_found_path(c);
-	rest = url + sizeof prefix - 1;
-	slash = strchr(rest, '/');
-	for (int k = 0; k < NVERSIONS; k++) {
-		size_t len = strlen(versions[k]);
+/* MHD's URI callback: the raw URI, before MHD decodes the query (and turns
+ * '+' into a space). What it returns is the request's con_cls. */
+static void *request_begin(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	struct request *rq = xcalloc(1, sizeof *rq);
+	const char *q = strchr(uri, '?');
 
-		if (strncmp(rest, versions[k], len) == 0 && (rest[len] == '/' || rest[len] == '\0'))
-			v = k;
-	}
-	if (v < 0 || !s->serve[v])
-		return reply_not_found_path(c);
-	if (slash == NULL)
-		return handle_discovery(c, v);
-	rest = slash + 1;
-	if (strncmp(rest, PLURAL, strlen(PLURAL)) != 0)
-		return reply_not_found_path(c);
-	rest += strlen(PLURAL);
-	if (rest[0] == '/' && rest[1] != '\0' && strchr(rest + 1, '/') == NULL)
-		return handle_get(s, c, v, rest + 1);
-	if (rest[0] != '\0')
-		return reply_not_found_path(c);
+	(void)cls;
+	(void)c;
+	if (q)
+		rq->query = xstrdup(q + 1);
+	return rq;
+}
 
-	watch_s = arg(c, "watch");
-	if (watch_s && (watch = parse_bool(watch_s)) < 0)
-		return reply_status(c, 400, "watch: Invalid value", NULL);
-	return watch ? handle_watch(s, c, v) : handle_list(s, c, v);
+static void request_end(void *cls, struct MHD_Connection *c, void **con_cls,
+			enum MHD_RequestTerminationCode toe)
+{
+	struct request *rq = *con_cls;
+
+	(void)cls;
+	(void)c;
+	(void)toe;
+	if (rq == NULL)
+		return;
+	free(rq->query);
+	free(rq->body.p);
+	free(rq);
+	*con_cls = NULL;
 }
 
 /* ---- lifetime ------------------------------------------------------------ */
@@ -979,6 +1999,17 @@ static void wipe_free(char *p)
 	}
 }
 
+/* Pod uids need only be unique, but differing between servers (and runs)
+ * keeps a test from passing on a uid it should not know. */
+static unsigned make_uid_seed(const struct fake_apiserver *s)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (unsigned)t.tv_nsec ^ (unsigned)t.tv_sec ^ (unsigned)getpid() ^
+	       (unsigned)(uintptr_t)s;
+}
+
 struct fake_apiserver *fake_apiserver_start(const struct fake_apiserver_options *o)
 {
 	struct fake_apiserver *s = xcalloc(1, sizeof *s);
@@ -1000,6 +2031,7 @@ struct fake_apiserver *fake_apiserver_start(const struct fake_apiserver_options 
 	s->serve[1] = o->serve_v1alpha1;
 	s->page_limit_max = o->page_limit_max;
 	s->rv = 1;
+	s->uid_seed = make_uid_seed(s);
 
 	memset(&addr, 0, sizeof addr);
 	addr.sin_family = AF_INET;
@@ -1023,7 +2055,8 @@ struct fake_apiserver *fake_apiserver_start(const struct fake_apiserver_options 
 	}
 	ops[k++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 	s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, access_handler, s, MHD_OPTION_ARRAY,
-				     ops, MHD_OPTION_END);
+				     ops, MHD_OPTION_URI_LOG_CALLBACK, request_begin, s,
+				     MHD_OPTION_NOTIFY_COMPLETED, request_end, s, MHD_OPTION_END);
 	if (s->daemon == NULL) {
 		fprintf(stderr, "fake_apiserver: libmicrohttpd did not start\n");
 		fake_apiserver_stop(s);
@@ -1051,14 +2084,12 @@ void fake_apiserver_stop(struct fake_apiserver *s)
 		struct watch *next = s->watches->next;
 
 		free_items(s->watches);
+		query_free(&s->watches->q);
 		free(s->watches);
 		s->watches = next;
 	}
-	for (size_t i = 0; i < s->nobjs; i++) {
-		free(s->objs[i].name);
-		free_versions(s->objs[i].json);
-	}
-	free(s->objs);
+	for (int r = 0; r < NRES; r++)
+		store_free(&s->store[r]);
 	free_history(s);
 	free(s->hist);
 	free_snapshots(s);
@@ -1081,32 +2112,11 @@ unsigned long long fake_apiserver_put(struct fake_apiserver *s, const char *name
 				      const char *object_json)
 {
 	json_object *o = parse_object_or_die(object_json);
-	char *json[NVERSIONS];
 	unsigned long long rv;
-	struct object *ob;
-	bool found;
-	size_t i;
 
 	pthread_mutex_lock(&s->mu);
 	rv = ++s->rv;
-	render(o, name, rv, json);
-	i = find_object(s, name, &found);
-	if (!found) {
-		if (s->nobjs == s->capobjs) {
-			s->capobjs = s->capobjs ? s->capobjs * 2 : 16;
-			s->objs = xreallocarray(s->objs, s->capobjs, sizeof *s->objs);
-		}
-		memmove(&s->objs[i + 1], &s->objs[i], (s->nobjs - i) * sizeof *s->objs);
-		s->nobjs++;
-		s->objs[i].name = xstrdup(name);
-	} else {
-		free_versions(s->objs[i].json);
-	}
-	ob = &s->objs[i];
-	ob->rv = rv;
-	for (int v = 0; v < NVERSIONS; v++)
-		ob->json[v] = json[v];
-	record_change(s, found ? CHANGE_MODIFIED : CHANGE_ADDED, rv, ob->json);
+	commit_put(s, render_nrt(o, name, rv));
 	pthread_mutex_unlock(&s->mu);
 	json_object_put(o);
 	return rv;
@@ -1114,43 +2124,26 @@ unsigned long long fake_apiserver_put(struct fake_apiserver *s, const char *name
 
 unsigned long long fake_apiserver_delete(struct fake_apiserver *s, const char *name)
 {
-	char *json[NVERSIONS];
 	unsigned long long rv;
-	json_object *o;
-	bool found;
-	size_t i;
 
 	pthread_mutex_lock(&s->mu);
-	i = find_object(s, name, &found);
-	if (!found) {
-		pthread_mutex_unlock(&s->mu);
-		return 0;
-	}
-	rv = ++s->rv;
-	o = parse_object_or_die(s->objs[i].json[0]);
-	render(o, name, rv, json);
-	json_object_put(o);
-	free(s->objs[i].name);
-	free_versions(s->objs[i].json);
-	memmove(&s->objs[i], &s->objs[i + 1], (s->nobjs - i - 1) * sizeof *s->objs);
-	s->nobjs--;
-	record_change(s, CHANGE_DELETED, rv, json);
-	free_versions(json);
+	rv = commit_delete(s, RES_NRT, "", name);
 	pthread_mutex_unlock(&s->mu);
 	return rv;
 }
 
 size_t fake_apiserver_list(struct fake_apiserver *s, char ***names, char ***json)
 {
+	const struct store *t = &s->store[RES_NRT];
 	size_t n;
 
 	pthread_mutex_lock(&s->mu);
-	n = s->nobjs;
+	n = t->n;
 	*names = xcalloc(n + 1, sizeof **names);
 	*json = xcalloc(n + 1, sizeof **json);
 	for (size_t i = 0; i < n; i++) {
-		(*names)[i] = xstrdup(s->objs[i].name);
-		(*json)[i] = xstrdup(s->objs[i].json[0]);
+		(*names)[i] = xstrdup(t->v[i]->field[F_NAME]);
+		(*json)[i] = xstrdup(t->v[i]->json[0]);
 	}
 	pthread_mutex_unlock(&s->mu);
 	return n;
@@ -1176,6 +2169,75 @@ unsigned long long fake_apiserver_resource_version(struct fake_apiserver *s)
 	rv = s->rv;
 	pthread_mutex_unlock(&s->mu);
 	return rv;
+}
+
+/* Called with the mutex held: metadata.uid and .creationTimestamp, which
+ * the API server sets on create and never changes, kept from the stored
+ * pod (old, may be NULL) when the new JSON has none, else made now. */
+static void set_pod_birth(struct fake_apiserver *s, json_object *o, const struct state *old)
+{
+	json_object *meta = member_object(o, "metadata");
+	json_object *prev = old ? parse_object_or_die(old->json[0]) : NULL;
+	char made[48];
+
+	if (!string_at(o, "metadata", "uid")[0]) {
+		const char *uid = prev ? string_at(prev, "metadata", "uid") : "";
+
+		if (!uid[0]) {
+			snprintf(made, sizeof made, "%08x-0000-4000-8000-%012llx", s->uid_seed,
+				 ++s->next_uid & 0xffffffffffffULL);
+			uid = made;
+		}
+		set_string(meta, "uid", uid);
+	}
+	if (!string_at(o, "metadata", "creationTimestamp")[0]) {
+		const char *at = prev ? string_at(prev, "metadata", "creationTimestamp") : "";
+
+		if (!at[0]) {
+			rfc3339_now(made);
+			at = made;
+		}
+		set_string(meta, "creationTimestamp", at);
+	}
+	json_object_put(prev);
+}
+
+unsigned long long fake_apiserver_pod_put(struct fake_apiserver *s, const char *namespace_,
+					  const char *name, const char *pod_json)
+{
+	json_object *o = parse_object_or_die(pod_json);
+	unsigned long long rv;
+
+	pthread_mutex_lock(&s->mu);
+	set_pod_birth(s, o, store_get(s, RES_POD, namespace_, name));
+	rv = ++s->rv;
+	commit_put(s, render_pod(o, namespace_, name, rv));
+	pthread_mutex_unlock(&s->mu);
+	json_object_put(o);
+	return rv;
+}
+
+unsigned long long fake_apiserver_pod_delete(struct fake_apiserver *s, const char *namespace_,
+					     const char *name)
+{
+	unsigned long long rv;
+
+	pthread_mutex_lock(&s->mu);
+	rv = commit_delete(s, RES_POD, namespace_, name);
+	pthread_mutex_unlock(&s->mu);
+	return rv;
+}
+
+char *fake_apiserver_pod_get(struct fake_apiserver *s, const char *namespace_, const char *name)
+{
+	struct state *st;
+	char *json;
+
+	pthread_mutex_lock(&s->mu);
+	st = store_get(s, RES_POD, namespace_, name);
+	json = st ? xstrdup(st->json[0]) : NULL;
+	pthread_mutex_unlock(&s->mu);
+	return json;
 }
 
 /* ---- faults -------------------------------------------------------------- */
@@ -1217,7 +2279,7 @@ void fake_apiserver_send_error_event_410(struct fake_apiserver *s)
 			continue;
 		sb_printf(&msg, "too old resource version: %llu (%llu)", w->rv, s->rv);
 		sb_puts(&b, "{\"type\":\"ERROR\",\"object\":");
-		sb_status(&b, 410, msg.p, NULL);
+		sb_status(&b, 410, NULL, msg.p, NULL);
 		sb_puts(&b, "}\n");
 		push_item(w, b.p, b.len, false);
 		push_item(w, "", 0, true);
@@ -1257,13 +2319,14 @@ void fake_apiserver_send_bookmark(struct fake_apiserver *s)
 {
 	pthread_mutex_lock(&s->mu);
 	for (struct watch *w = s->watches; w; w = w->next) {
+		const struct resource *r = &resources[w->q.res];
 		struct sbuf b = { 0 };
 
 		if (w->ending || !w->bookmarks)
 			continue;
-		sb_printf(&b, "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"" KIND "\",\"apiVersion\":\""
-			      GROUP "/%s\",\"metadata\":{\"resourceVersion\":\"%llu\"}}}\n",
-			  versions[w->version], s->rv);
+		sb_printf(&b, "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"%s\",\"apiVersion\":\"%s\","
+			      "\"metadata\":{\"resourceVersion\":\"%llu\"}}}\n",
+			  r->kind, r->api[w->q.version], s->rv);
 		push_item(w, b.p, b.len, false);
 		w->rv = s->rv;
 		free(b.p);

@@ -9,6 +9,7 @@
 
 struct http_client {
 	CURL *curl;
+	char *authorization;  /* "Authorization: Bearer ..." or NULL */
 };
 
 struct upload {
@@ -63,7 +64,18 @@ void http_client_free(struct http_client *c)
 	if (c == NULL)
 		return;
 	curl_easy_cleanup(c->curl);
+	free(c->authorization);
 	free(c);
+}
+
+void http_client_set_bearer(struct http_client *c, const char *token)
+{
+	free(c->authorization);
+	c->authorization = NULL;
+	if (token) {
+		c->authorization = malloc(strlen(token) + 32);
+		sprintf(c->authorization, "Authorization: Bearer %s", token);
+	}
 }
 
 void http_request(struct http_client *c, const char *method, const char *url, const char *body,
@@ -95,6 +107,8 @@ void http_request(struct http_client *c, const char *method, const char *url, co
 	}
 	if (method && strcmp(method, "GET") != 0 && strcmp(method, "POST") != 0)
 		curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, method);
+	if (c->authorization)
+		headers = curl_slist_append(headers, c->authorization);
 	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, headers);
 	out->curl_error = (int)curl_easy_perform(c->curl);
 	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &out->status);

@@ -19,6 +19,8 @@ struct http_response {
 /* tls: "https" with ca (server verification) and an optional client cert. */
 struct http_client *http_client_new(const char *ca, const char *cert, const char *key);
 void http_client_free(struct http_client *c);
+/* Sends "Authorization: Bearer <token>" with every later request (NULL: stop). */
+void http_client_set_bearer(struct http_client *c, const char *token);
 /* body NULL: GET. chunked: send without Content-Length. */
 void http_request(struct http_client *c, const char *method, const char *url, const char *body,
 		  size_t len, bool chunked, struct http_response *out);

@@ -62,6 +62,11 @@ static void assert_defaults(const struct config *c)
 	assert_int_equal(c->idle_timeout_ms, 120000);
 	assert_int_equal(c->threads, 2);
 	assert_int_equal(c->log_level, CONFIG_LOG_INFO);
+	assert_true(c->ledger_enabled);
+	assert_int_equal(c->ledger_mode, CONFIG_LEDGER_PREDICTED);
+	assert_int_equal(c->ledger_assume_ttl_ms, 30000);
+	assert_int_equal(c->ledger_max_assume_age_ms, 600000);
+	assert_false(c->bind_enabled);
 }
 
 /* Writes len bytes to a new temporary file; the caller unlinks path. */
@@ -393,7 +398,8 @@ static void config_example_mentions_every_key(void **state)
 		"dir:", "pollInterval:", "kubeconfig:", "staleAfter:", "onStale:",
 		"missingInventory:", "scoring:", "strategy:", "resources:", "name:",
 		"weight:", "limits:", "maxBodyBytes:", "maxConnections:",
-		"idleTimeout:", "threads:", "log:", "level:",
+		"idleTimeout:", "threads:", "log:", "level:", "ledger:", "enabled:",
+		"mode:", "assumeTTL:", "maxAssumeAge:", "bind:",
 	};
 	char *text;
 	FILE *f;
@@ -662,10 +668,45 @@ static void config_reports_cross_field_errors(void **state)
 		  "extender.yaml:3:3: inventory: kubeconfig needs source: kubernetes" },
 		{ "listen: 0.0.0.0:8888\nmetricsListen: 0.0.0.0:8888\n", ERR_INVALID,
 		  "extender.yaml:2:1: metricsListen: is the same address as listen" },
+		{ "bind:\n  enabled: true\n", ERR_INVALID,
+		  "extender.yaml:2:3: bind: enabled needs inventory.source: kubernetes (bind talks to the API server)" },
+		{ "listen: 0.0.0.0:8888\ninventory: {source: kubernetes}\nbind:\n  enabled: true\n", ERR_INVALID,
+		  "extender.yaml:4:3: bind: enabled needs mTLS (tls.clientCAFile) or listeners on loopback only; "
+		  "anyone who can reach an unauthenticated /bind can place pods" },
+		{ "metricsListen: \"[::]:9090\"\ninventory: {source: kubernetes}\nbind: {enabled: true}\n", ERR_INVALID,
+		  "extender.yaml:3:8: bind: enabled needs mTLS (tls.clientCAFile) or listeners on loopback only; "
+		  "anyone who can reach an unauthenticated /bind can place pods" },
+		{ "ledger: {mode: optimistic}\n", ERR_INVALID,
+		  "extender.yaml:1:16: ledger.mode: expected one of predicted, pessimistic, got \"optimistic\"" },
 	};
 
 	(void)state;
 	expect_errors(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* bind on loopback listeners, or behind mTLS, and the ledger's keys. */
+static void config_bind_and_ledger(void **state)
+{
+	struct config c;
+
+	(void)state;
+	load_ok("inventory: {source: kubernetes}\nbind: {enabled: true}\n", &c);
+	assert_true(c.bind_enabled);
+	config_cleanup(&c);
+	load_ok("listen: \"[::1]:8888\"\nmetricsListen: localhost:9090\ninventory: {source: kubernetes}\n"
+		"bind: {enabled: true}\n", &c);
+	assert_true(c.bind_enabled);
+	config_cleanup(&c);
+	load_ok("listen: 0.0.0.0:8443\ntls: {certFile: c, keyFile: k, clientCAFile: ca}\n"
+		"inventory: {source: kubernetes}\nbind: {enabled: true}\n", &c);
+	assert_true(c.bind_enabled);
+	config_cleanup(&c);
+	load_ok("ledger: {enabled: false, mode: pessimistic, assumeTTL: 45s, maxAssumeAge: 2m}\n", &c);
+	assert_false(c.ledger_enabled);
+	assert_int_equal(c.ledger_mode, CONFIG_LEDGER_PESSIMISTIC);
+	assert_int_equal(c.ledger_assume_ttl_ms, 45000);
+	assert_int_equal(c.ledger_max_assume_age_ms, 120000);
+	config_cleanup(&c);
 }
 
 static void config_reports_yaml_errors(void **state)
@@ -1004,6 +1045,7 @@ int main(void)
 		cmocka_unit_test(config_reports_type_errors),
 		cmocka_unit_test(config_reports_value_errors),
 		cmocka_unit_test(config_reports_cross_field_errors),
+		cmocka_unit_test(config_bind_and_ledger),
 		cmocka_unit_test(config_reports_yaml_errors),
 		cmocka_unit_test(config_nesting_limit_is_16),
 		cmocka_unit_test(config_hostile_nesting_fails_fast),

@@ -969,6 +969,45 @@ static void wire_cleanup_accepts_zeroed_and_twice(void **state)
 	wire_args_cleanup(&a);
 }
 
+static void wire_binding_args_and_result(void **state)
+{
+	struct wire_binding b;
+	struct errmsg msg;
+	size_t len;
+	char *out;
+	static const char ok[] = "{\"podname\":\"p\",\"PODNAMESPACE\":\"ns\",\"PodUID\":\"u-1\","
+				 "\"Node\":\"n1\",\"Other\":7}";
+
+	(void)state;
+	assert_int_equal(wire_decode_binding(ok, strlen(ok), &b, &msg), ERR_OK);
+	assert_string_equal(b.pod_name, "p");
+	assert_string_equal(b.pod_namespace, "ns");
+	assert_string_equal(b.pod_uid, "u-1");
+	assert_string_equal(b.node, "n1");
+	wire_binding_cleanup(&b);
+	/* Namespace defaults, UID may be absent. */
+	assert_int_equal(wire_decode_binding("{\"PodName\":\"p\",\"Node\":\"n\"}", strlen("{\"PodName\":\"p\",\"Node\":\"n\"}"), &b, &msg), ERR_OK);
+	assert_string_equal(b.pod_namespace, "default");
+	assert_string_equal(b.pod_uid, "");
+	wire_binding_cleanup(&b);
+	assert_int_equal(wire_decode_binding("{\"PodName\":\"p\"}", strlen("{\"PodName\":\"p\"}"), &b, &msg), ERR_INVALID);
+	assert_string_equal(msg.text, "Node: missing");
+	assert_int_equal(wire_decode_binding("{\"Node\":\"n\"}", strlen("{\"Node\":\"n\"}"), &b, &msg), ERR_INVALID);
+	assert_string_equal(msg.text, "PodName: missing");
+	assert_int_equal(wire_decode_binding("{\"PodName\":1,\"Node\":\"n\"}", strlen("{\"PodName\":1,\"Node\":\"n\"}"), &b, &msg), ERR_INVALID);
+	assert_string_equal(msg.text, "PodName: expected a string, got a number");
+	assert_int_equal(wire_decode_binding("[]", strlen("[]"), &b, &msg), ERR_INVALID);
+	assert_int_equal(wire_decode_binding("{\"PodName\":", strlen("{\"PodName\":"), &b, &msg), ERR_PARSE);
+	assert_null(b.pod_name);
+	out = wire_encode_binding_result("pod \"x\" gone", &len);
+	assert_string_equal(out, "{\"Error\":\"pod \\\"x\\\" gone\"}");
+	assert_int_equal(len, strlen(out));
+	free(out);
+	out = wire_encode_binding_result(NULL, &len);
+	assert_string_equal(out, "{\"Error\":\"\"}");
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1001,6 +1040,7 @@ int main(void)
 		cmocka_unit_test(wire_encode_prioritize_scores),
 		cmocka_unit_test(wire_encode_filter_error_shape),
 		cmocka_unit_test(wire_cleanup_accepts_zeroed_and_twice),
+		cmocka_unit_test(wire_binding_args_and_result),
 	};
 
 	return cmocka_run_group_tests_name("wire", tests, NULL, NULL);

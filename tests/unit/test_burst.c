@@ -1,0 +1,583 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* No double-booking, end to end: `numa-extender serve` as a process against
+ * the fake API server (NRTs and pods), driven the way kube-scheduler drives
+ * it, for a burst of 40 Guaranteed pods of 4 CPUs + 1 GPU on 4 nodes of
+ * 2 NUMA x (16 CPUs, 4 GPUs) under single-numa-node: 32 fit.
+ *
+ * For each pod: filter -> prioritize -> bind, either through our bind verb
+ * or by creating the Binding directly (kube-scheduler's own binder) and
+ * letting the pod watch tell the ledger. The NRTs stay as they were for the
+ * whole burst (the agent is slower than the scheduler). The test plays the
+ * kubelet too: every bound pod is admitted against the node's true state by
+ * the same Topology Manager simulation; a pod it would reject is the
+ * TopologyAffinityError the ledger exists to prevent. Then the fake agent
+ * publishes the true state with the pods' fingerprint, the ledger must
+ * empty, and pods the burst turned away are retried, as kube-scheduler
+ * retries unschedulable pods, until nothing changes. Both ledger modes, both
+ * binding paths. The binary comes from $BIN. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <json-c/json.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "extender/nrt_decode.h"
+#include "extender/pod_decode.h"
+#include "tests/support/fake_apiserver.h"
+#include "tests/support/http_client.h"
+#include "topology/demand.h"
+#include "topology/inventory.h"
+#include "topology/judge.h"
+#include "topology/podfingerprint.h"
+
+#define TOKEN "burst-token"
+#define NODES 4
+#define NUMA 2
+#define PODS 40
+#define FIT 32
+
+static const char *bin(void)
+{
+	return getenv("BIN") ? getenv("BIN") : "bin/numa-extender";
+}
+
+static int free_port(void)
+{
+	struct sockaddr_in a;
+	socklen_t len = sizeof a;
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+
+	memset(&a, 0, sizeof a);
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	port = ntohs(a.sin_port);
+	close(fd);
+	return port;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* --- the cluster: true state, as the kubelets hold it --- */
+
+struct pod {
+	char name[32], uid[64];
+	int node;            /* -1: not placed */
+	bool rejected_numa;  /* the last filter turned every node away with a NUMA reason */
+};
+
+struct cluster {
+	struct fake_apiserver *api;
+	int64_t cpu[NODES][NUMA], gpu[NODES][NUMA], mem[NODES][NUMA];
+	struct pod pods[PODS];
+	int admission_errors;     /* TopologyAffinityError the kubelet would raise */
+	char kubeconfig[64], config[64], log[80];
+	int port;
+	pid_t pid;
+};
+
+static pid_t child = -1;
+
+static int kill_child(void **state)
+{
+	(void)state;
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		child = -1;
+	}
+	return 0;
+}
+
+static const char *node_name(int n)
+{
+	static const char *const names[NODES] = { "gpu-a", "gpu-b", "gpu-c", "gpu-d" };
+
+	return names[n];
+}
+
+/* The NRT of node n as its agent would publish it now. */
+static void nrt_text(const struct cluster *c, int n, const char *fingerprint, char *buf, size_t size)
+{
+	size_t len;
+	int z;
+
+	len = (size_t)snprintf(buf, size,
+			       "{\"apiVersion\":\"topology.node.k8s.io/v1alpha2\",\"kind\":\"NodeResourceTopology\","
+			       "\"metadata\":{\"name\":\"%s\"},"
+			       "\"attributes\":[{\"name\":\"topologyManagerPolicy\",\"value\":\"single-numa-node\"},"
+			       "{\"name\":\"topologyManagerScope\",\"value\":\"pod\"},"
+			       "{\"name\":\"nodeTopologyPodsFingerprint\",\"value\":\"%s\"},"
+			       "{\"name\":\"nodeTopologyPodsFingerprintMethod\",\"value\":\"with-exclusive-resources\"}],"
+			       "\"zones\":[",
+			       node_name(n), fingerprint);
+	for (z = 0; z < NUMA; z++)
+		len += (size_t)snprintf(buf + len, size - len,
+					"%s{\"name\":\"node-%d\",\"type\":\"Node\",\"costs\":[{\"name\":\"node-0\",\"value\":%d},"
+					"{\"name\":\"node-1\",\"value\":%d}],\"resources\":["
+					"{\"name\":\"cpu\",\"capacity\":\"16\",\"allocatable\":\"16\",\"available\":\"%lld\"},"
+					"{\"name\":\"memory\",\"capacity\":\"64Gi\",\"allocatable\":\"64Gi\",\"available\":\"%lld\"},"
+					"{\"name\":\"nvidia.com/gpu\",\"capacity\":\"4\",\"allocatable\":\"4\",\"available\":\"%lld\"}]}",
+					z ? "," : "", z, z == 0 ? 10 : 21, z == 0 ? 21 : 10, (long long)c->cpu[n][z],
+					(long long)c->mem[n][z], (long long)c->gpu[n][z]);
+	snprintf(buf + len, size - len, "]}");
+}
+
+static void pod_json(const struct pod *p, const char *node, char *buf, size_t size)
+{
+	snprintf(buf, size,
+		 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\",\"namespace\":\"burst\"%s%s%s},"
+		 "\"spec\":{\"schedulerName\":\"numa-scheduler\"%s%s%s,\"containers\":[{\"name\":\"work\",\"resources\":{"
+		 "\"requests\":{\"cpu\":\"4\",\"memory\":\"1Gi\",\"nvidia.com/gpu\":\"1\"},"
+		 "\"limits\":{\"cpu\":\"4\",\"memory\":\"1Gi\",\"nvidia.com/gpu\":\"1\"}}}]},"
+		 "\"status\":{\"phase\":\"Pending\",\"qosClass\":\"Guaranteed\"}}",
+		 p->name, p->uid[0] ? ",\"uid\":\"" : "", p->uid, p->uid[0] ? "\"" : "",
+		 node ? ",\"nodeName\":\"" : "", node ? node : "", node ? "\"" : "");
+}
+
+/* The fake agent: every node's true state, with the fingerprint of the pods
+ * bound there. */
+static void agent_publish(struct cluster *c)
+{
+	char buf[8192], fp[PODFINGERPRINT_LEN + 1];
+	int n, i;
+
+	for (n = 0; n < NODES; n++) {
+		struct pod_ref refs[PODS];
+		size_t k = 0;
+
+		for (i = 0; i < PODS; i++) {
+			if (c->pods[i].node != n)
+				continue;
+			refs[k].namespace_ = "burst";
+			refs[k].name = c->pods[i].name;
+			k++;
+		}
+		podfingerprint(refs, k, fp);
+		nrt_text(c, n, fp, buf, sizeof buf);
+		fake_apiserver_put(c->api, node_name(n), buf);
+	}
+}
+
+/* The kubelet of node n admits pod p against the true state, or raises
+ * TopologyAffinityError (counted). */
+static void kubelet_admit(struct cluster *c, int n, struct pod *p)
+{
+	char nrt[8192], podtext[2048];
+	struct nrt_object *objs = NULL;
+	struct inventory_node *inv = NULL;
+	struct pod_spec spec;
+	struct pod_demand *d = NULL;
+	struct verdict v;
+	struct errmsg msg;
+	size_t nobjs = 0;
+	int r, z;
+
+	nrt_text(c, n, "pfp0v0010000000000000000", nrt, sizeof nrt);
+	pod_json(p, node_name(n), podtext, sizeof podtext);
+	assert_int_equal(nrt_decode_buffer(nrt, strlen(nrt), "kubelet", &objs, &nobjs, &msg), ERR_OK);
+	assert_int_equal(inventory_node_new(&objs[0], &inv, &msg), ERR_OK);
+	assert_int_equal(pod_decode_buffer(podtext, strlen(podtext), "kubelet", &spec, &msg), ERR_OK);
+	assert_int_equal(pod_demand_new(&spec, &d, &msg), ERR_OK);
+	judge_node(inv, d, &v);
+	if (!v.admit) {
+		c->admission_errors++;
+		print_message("kubelet on %s rejects %s: %s\n", node_name(n), p->name, v.message);
+	} else {
+		for (r = 0; r < inv->nresources; r++) {
+			for (z = 0; z < inv->numa_count; z++) {
+				int64_t used = verdict_usage(&v, r, z);
+				const char *name = inv->resources[r].name;
+
+				if (strcmp(name, "cpu") == 0)
+					c->cpu[n][inv->numa_ids[z]] -= used;
+				else if (strcmp(name, "memory") == 0)
+					c->mem[n][inv->numa_ids[z]] -= used;
+				else
+					c->gpu[n][inv->numa_ids[z]] -= used;
+			}
+		}
+	}
+	verdict_cleanup(&v);
+	pod_demand_free(d);
+	pod_spec_cleanup(&spec);
+	inventory_node_free(inv);
+	nrt_objects_free(objs, nobjs);
+}
+
+/* --- the extender process --- */
+
+static void write_files(struct cluster *c, const char *mode, bool bind)
+{
+	FILE *f;
+	int fd;
+
+	snprintf(c->kubeconfig, sizeof c->kubeconfig, "/tmp/numa-burst-kc-XXXXXX");
+	fd = mkstemp(c->kubeconfig);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fprintf(f, "apiVersion: v1\nkind: Config\ncurrent-context: t\n"
+		   "contexts:\n- name: t\n  context: {cluster: fake, user: u}\n"
+		   "clusters:\n- name: fake\n  cluster:\n    server: http://127.0.0.1:%d\n"
+		   "users:\n- name: u\n  user: {token: %s}\n",
+		fake_apiserver_port(c->api), TOKEN);
+	fclose(f);
+	snprintf(c->config, sizeof c->config, "/tmp/numa-burst-cfg-XXXXXX");
+	fd = mkstemp(c->config);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	c->port = free_port();
+	fprintf(f, "listen: \"127.0.0.1:%d\"\nurlPrefix: /numa\n"
+		   "inventory: {source: kubernetes, kubeconfig: %s, watchIdleTimeout: 5s}\n"
+		   "ledger: {mode: %s, assumeTTL: 1h}\n"
+		   "bind: {enabled: %s}\n"
+		   "scoring: {strategy: MostAllocated}\nlog: {level: debug}\n",
+		c->port, c->kubeconfig, mode, bind ? "true" : "false");
+	fclose(f);
+	snprintf(c->log, sizeof c->log, "%s.log", c->config);
+}
+
+static long get(struct cluster *c, const char *path, char **body)
+{
+	struct http_client *h = http_client_new(NULL, NULL, NULL);
+	struct http_response r;
+	char url[256];
+	long status;
+
+	snprintf(url, sizeof url, "http://127.0.0.1:%d%s", c->port, path);
+	http_request(h, "GET", url, NULL, 0, false, &r);
+	status = r.curl_error ? -1 : r.status;
+	if (body)
+		*body = strdup(r.body ? r.body : "");
+	http_response_cleanup(&r);
+	http_client_free(h);
+	return status;
+}
+
+static struct json_object *post(struct http_client *h, struct cluster *c, const char *verb,
+				const char *body)
+{
+	struct http_response r;
+	struct json_object *o;
+	char url[256];
+
+	snprintf(url, sizeof url, "http://127.0.0.1:%d/numa/%s", c->port, verb);
+	http_request(h, "POST", url, body, strlen(body), false, &r);
+	if (r.status != 200)
+		fail_msg("%s answered %ld: %s", verb, r.status, r.body ? r.body : "");
+	o = json_tokener_parse(r.body);
+	assert_non_null(o);
+	http_response_cleanup(&r);
+	return o;
+}
+
+static void start_extender(struct cluster *c)
+{
+	double t0;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (freopen(c->log, "w", stderr) == NULL)
+			_exit(126);
+		execl(bin(), bin(), "serve", "--config", c->config, (char *)NULL);
+		_exit(127);
+	}
+	child = c->pid = pid;
+	/* Ready only once the NRTs and the pods are listed. */
+	for (t0 = now_s(); now_s() - t0 < 20; usleep(25 * 1000))
+		if (get(c, "/readyz", NULL) == 200)
+			return;
+	fail_msg("the extender never became ready (see %s)", c->log);
+}
+
+static void stop_extender(struct cluster *c)
+{
+	int status;
+
+	kill(c->pid, SIGTERM);
+	waitpid(c->pid, &status, 0);
+	child = -1;
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	unlink(c->config);
+	unlink(c->kubeconfig);
+	unlink(c->log);
+}
+
+/* Polls the ledger of node n until it lists uid (the watch delivered it). */
+static void wait_ledger_has(struct cluster *c, int n, const char *uid)
+{
+	char path[64], *body = NULL;
+	double t0;
+
+	snprintf(path, sizeof path, "/ledger/%s", node_name(n));
+	for (t0 = now_s(); now_s() - t0 < 10; usleep(5 * 1000)) {
+		bool seen = get(c, path, &body) == 200 && strstr(body, uid) != NULL;
+
+		free(body);
+		if (seen)
+			return;
+	}
+	fail_msg("the ledger of %s never saw pod %s", node_name(n), uid);
+}
+
+static int64_t metric(struct cluster *c, const char *name)
+{
+	char *body = NULL, *at;
+	int64_t v = -1;
+
+	assert_int_equal(get(c, "/metrics", &body), 200);
+	at = strstr(body, name);
+	while (at && at > body && at[-1] != '\n')
+		at = strstr(at + 1, name);
+	if (at)
+		v = (int64_t)strtod(at + strlen(name), NULL);
+	free(body);
+	return v;
+}
+
+/* --- kube-scheduler --- */
+
+static void request_body(const struct pod *p, char *buf, size_t size)
+{
+	char podtext[2048];
+	size_t len;
+	int n;
+
+	pod_json(p, NULL, podtext, sizeof podtext);
+	len = (size_t)snprintf(buf, size, "{\"Pod\":%s,\"Nodes\":null,\"NodeNames\":[", podtext);
+	for (n = 0; n < NODES; n++)
+		len += (size_t)snprintf(buf + len, size - len, "%s\"%s\"", n ? "," : "", node_name(n));
+	snprintf(buf + len, size - len, "]}");
+}
+
+/* One scheduling cycle for pod p; true when it was bound. */
+static bool schedule(struct cluster *c, struct http_client *h, struct pod *p, bool bind_verb)
+{
+	char body[4096];
+	struct json_object *fr, *names = NULL, *failed = NULL, *pr;
+	int best = -1, n;
+	int64_t best_score = -1;
+	size_t i;
+
+	request_body(p, body, sizeof body);
+	fr = post(h, c, "filter", body);
+	json_object_object_get_ex(fr, "NodeNames", &names);
+	json_object_object_get_ex(fr, "FailedNodes", &failed);
+	assert_string_equal(json_object_get_string(json_object_object_get(fr, "Error")), "");
+	if (json_object_array_length(names) == 0) {
+		/* Every node turned away, each with a NUMA reason. */
+		p->rejected_numa = json_object_object_length(failed) == NODES;
+		json_object_object_foreach(failed, key, reason) {
+			(void)key;
+			if (strncmp(json_object_get_string(reason), "NUMA: ", 6) != 0)
+				p->rejected_numa = false;
+		}
+		json_object_put(fr);
+		return false;
+	}
+	/* Prioritize the nodes that passed. */
+	{
+		size_t len = 0;
+		char podtext[2048], pbody[4096];
+
+		pod_json(p, NULL, podtext, sizeof podtext);
+		len = (size_t)snprintf(pbody, sizeof pbody, "{\"Pod\":%s,\"Nodes\":null,\"NodeNames\":[", podtext);
+		for (i = 0; i < json_object_array_length(names); i++)
+			len += (size_t)snprintf(pbody + len, sizeof pbody - len, "%s\"%s\"", i ? "," : "",
+						json_object_get_string(json_object_array_get_idx(names, i)));
+		snprintf(pbody + len, sizeof pbody - len, "]}");
+		pr = post(h, c, "prioritize", pbody);
+	}
+	for (i = 0; i < json_object_array_length(pr); i++) {
+		struct json_object *e = json_object_array_get_idx(pr, i);
+		const char *host = json_object_get_string(json_object_object_get(e, "Host"));
+		int64_t score = json_object_get_int64(json_object_object_get(e, "Score"));
+
+		for (n = 0; n < NODES; n++)
+			if (strcmp(host, node_name(n)) == 0 && score > best_score) {
+				best = n;
+				best_score = score;
+			}
+	}
+	json_object_put(pr);
+	json_object_put(fr);
+	assert_true(best >= 0);
+	if (bind_verb) {
+		struct json_object *br;
+
+		snprintf(body, sizeof body,
+			 "{\"PodName\":\"%s\",\"PodNamespace\":\"burst\",\"PodUID\":\"%s\",\"Node\":\"%s\"}", p->name,
+			 p->uid, node_name(best));
+		br = post(h, c, "bind", body);
+		assert_string_equal(json_object_get_string(json_object_object_get(br, "Error")), "");
+		json_object_put(br);
+	} else {
+		/* kube-scheduler's DefaultBinder, straight to the API server. */
+		struct http_client *api = http_client_new(NULL, NULL, NULL);
+		struct http_response r;
+		char url[256];
+
+		http_client_set_bearer(api, TOKEN);
+		snprintf(url, sizeof url, "http://127.0.0.1:%d/api/v1/namespaces/burst/pods/%s/binding",
+			 fake_apiserver_port(c->api), p->name);
+		snprintf(body, sizeof body,
+			 "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"%s\",\"namespace\":\"burst\"},"
+			 "\"target\":{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":\"%s\"}}",
+			 p->name, node_name(best));
+		http_request(api, "POST", url, body, strlen(body), false, &r);
+		assert_int_equal(r.status, 201);
+		http_response_cleanup(&r);
+		http_client_free(api);
+		wait_ledger_has(c, best, p->uid);
+	}
+	p->node = best;
+	p->rejected_numa = false;
+	kubelet_admit(c, best, p);
+	return true;
+}
+
+static void run_burst(const char *mode, bool bind_verb)
+{
+	struct fake_apiserver_options o = { NULL, NULL, TOKEN, true, false, 0 };
+	struct cluster c;
+	struct http_client *h;
+	int i, n, z, placed = 0, first_round = 0, round;
+	char *body = NULL;
+
+	memset(&c, 0, sizeof c);
+	c.api = fake_apiserver_start(&o);
+	assert_non_null(c.api);
+	for (n = 0; n < NODES; n++)
+		for (z = 0; z < NUMA; z++) {
+			c.cpu[n][z] = 16;
+			c.gpu[n][z] = 4;
+			c.mem[n][z] = (int64_t)64 << 30;
+		}
+	for (i = 0; i < PODS; i++) {
+		char text[2048], *stored;
+		struct json_object *so;
+
+		snprintf(c.pods[i].name, sizeof c.pods[i].name, "burst-%02d", i);
+		c.pods[i].node = -1;
+		pod_json(&c.pods[i], NULL, text, sizeof text);
+		fake_apiserver_pod_put(c.api, "burst", c.pods[i].name, text);
+		stored = fake_apiserver_pod_get(c.api, "burst", c.pods[i].name);
+		so = json_tokener_parse(stored);
+		snprintf(c.pods[i].uid, sizeof c.pods[i].uid, "%s",
+			 json_object_get_string(json_object_object_get(json_object_object_get(so, "metadata"), "uid")));
+		json_object_put(so);
+		free(stored);
+	}
+	agent_publish(&c);
+	write_files(&c, mode, bind_verb);
+	start_extender(&c);
+	h = http_client_new(NULL, NULL, NULL);
+	/* The burst, then retries after each agent update until nothing moves. */
+	for (round = 0; round < 6; round++) {
+		int progress = 0;
+
+		for (i = 0; i < PODS; i++)
+			if (c.pods[i].node < 0 && schedule(&c, h, &c.pods[i], bind_verb))
+				progress++;
+		placed += progress;
+		if (round == 0)
+			first_round = progress;
+		/* The agent catches up; the ledger must empty. */
+		agent_publish(&c);
+		{
+			double t0;
+
+			for (t0 = now_s(); now_s() - t0 < 10; usleep(10 * 1000))
+				if (metric(&c, "numa_extender_ledger_assumed_pods ") == 0)
+					break;
+			assert_int_equal(metric(&c, "numa_extender_ledger_assumed_pods "), 0);
+		}
+		if (progress == 0)
+			break;
+	}
+	print_message("%s, %s: %d placed in the burst, %d in all\n", mode, bind_verb ? "bind verb" : "watch",
+		      first_round, placed);
+	assert_int_equal(c.admission_errors, 0);
+	assert_int_equal(placed, FIT);
+	if (strcmp(mode, "predicted") == 0)
+		assert_int_equal(first_round, FIT); /* it knows which zone each pod took */
+	for (i = 0; i < PODS; i++)
+		if (c.pods[i].node < 0)
+			assert_true(c.pods[i].rejected_numa);
+	for (n = 0; n < NODES; n++)
+		for (z = 0; z < NUMA; z++) {
+			assert_true(c.cpu[n][z] >= 0);
+			assert_true(c.gpu[n][z] >= 0);
+		}
+	/* Flushed by fingerprint, never by age. */
+	assert_true(metric(&c, "numa_extender_ledger_flushes_total{cause=\"fingerprint\"} ") >= FIT);
+	assert_int_equal(metric(&c, "numa_extender_ledger_flushes_total{cause=\"ttl\"} "), 0);
+	assert_int_equal(metric(&c, "numa_extender_ledger_pods "), FIT);
+	if (bind_verb)
+		assert_int_equal(metric(&c, "numa_extender_binds_total{result=\"ok\"} "), FIT);
+	assert_int_equal(get(&c, "/ledger", &body), 200);
+	assert_non_null(strstr(body, "\"assumed\":0"));
+	assert_null(strstr(body, "\"assumed\":1"));
+	free(body);
+	http_client_free(h);
+	stop_extender(&c);
+	fake_apiserver_stop(c.api);
+}
+
+static void burst_predicted_bind_verb(void **state)
+{
+	(void)state;
+	run_burst("predicted", true);
+}
+
+static void burst_predicted_watch(void **state)
+{
+	(void)state;
+	run_burst("predicted", false);
+}
+
+static void burst_pessimistic_bind_verb(void **state)
+{
+	(void)state;
+	run_burst("pessimistic", true);
+}
+
+static void burst_pessimistic_watch(void **state)
+{
+	(void)state;
+	run_burst("pessimistic", false);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(burst_predicted_bind_verb, kill_child),
+		cmocka_unit_test_teardown(burst_predicted_watch, kill_child),
+		cmocka_unit_test_teardown(burst_pessimistic_bind_verb, kill_child),
+		cmocka_unit_test_teardown(burst_pessimistic_watch, kill_child),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
