@@ -154,7 +154,9 @@ enum err kube_binder_new(const struct config *cfg, struct kube_binder **out, str
 		return rc;
 	}
 	pthread_mutex_init(&b->lock, NULL);
-	b->request_ms = cfg->request_timeout_ms;
+	/* kube-scheduler gives a bind its httpTimeout (seconds, typically):
+	 * a call that outlives it only ties up a request thread. */
+	b->request_ms = cfg->request_timeout_ms < 5000 ? cfg->request_timeout_ms : 5000;
 	*out = b;
 	return ERR_OK;
 }

@@ -2,13 +2,15 @@
 /* The install manifests (manifests/: a kustomize base, overlays, examples)
  * and the Dockerfile, checked without a cluster: every file parses and names
  * itself; the kustomizations resolve (a small model of kustomize: resources,
- * strategic-merge patches on maps, $patch: delete); kube-scheduler's strictly
- * decoded configuration holds only real v1 fields and its URLs reach the
- * routes the extender's own configuration serves (loaded with
- * config_load_buffer); RBAC grants exactly the API calls found in the
- * extender's source; the NodeResourceTopology CRD matches the API and accepts
- * the example objects (a small OpenAPI v3 validator); every container is
- * locked down. Run from the repository root. */
+ * strategic-merge patches on maps and on the pod template's keyed lists,
+ * $patch: delete); kube-scheduler's strictly decoded configuration holds
+ * only real v1 fields and its URLs reach the routes the extender's own
+ * configuration serves (loaded with config_load_buffer), bindVerb exactly
+ * when the extender enables bind; probes reach the health listener; RBAC
+ * grants exactly the API calls found in the extender's source; the
+ * NodeResourceTopology CRD matches the API and accepts the example objects
+ * (a small OpenAPI v3 validator); every container is locked down. Run from
+ * the repository root. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -440,9 +442,76 @@ static bool has_object_items(const struct doc *a)
 	return false;
 }
 
+/* The patchMergeKey of a list of objects in a pod template (core/v1
+ * types.go), by the list's path from the document root; NULL for any other
+ * list, which this model cannot merge. */
+static const char *merge_key_of(const struct doc_path *p)
+{
+	static const struct {
+		const char *re, *key;
+	} keys[] = {
+		{ "^spec\\.template\\.spec\\.(containers|initContainers|volumes)$", "name" },
+		{ "^spec\\.template\\.spec\\.(containers|initContainers)\\[[0-9]+\\]\\.env$", "name" },
+		{ "^spec\\.template\\.spec\\.(containers|initContainers)\\[[0-9]+\\]\\.volumeMounts$", "mountPath" },
+		{ "^spec\\.template\\.spec\\.(containers|initContainers)\\[[0-9]+\\]\\.ports$", "containerPort" },
+	};
+	char path[sizeof p->text];
+	size_t i;
+
+	snprintf(path, sizeof path, "%.*s", (int)p->len, p->text);
+	for (i = 0; i < sizeof keys / sizeof *keys; i++)
+		if (matches(keys[i].re, path))
+			return keys[i].key;
+	return NULL;
+}
+
+static bool merge_into(struct doc *dst, const struct doc *patch, const char *origin,
+		       struct doc_path *p, struct errmsg *msg);
+
+/* A list of objects with a merge key: each patch item merges into the item
+ * with the same key, or is appended; items the patch does not name stay. */
+static bool merge_list(struct doc *dst, const struct doc *patch, const char *mkey, const char *origin,
+		       struct doc_path *p, struct errmsg *msg)
+{
+	size_t i, j;
+
+	for (i = 0; i < patch->nchildren; i++) {
+		const struct doc *v = patch->children[i].value;
+		const char *want = text_of(doc_lookup(v, mkey));
+		size_t mark = doc_path_index(p, i);
+
+		if (v->kind != DOC_OBJECT || want == NULL) {
+			doc_errorf(msg, origin, p, "a list item without its merge key %s", mkey);
+			return false;
+		}
+		for (j = 0; j < dst->nchildren; j++)
+			if (same_str(text_of(doc_lookup(dst->children[j].value, mkey)), want))
+				break;
+		if (j < dst->nchildren) {
+			doc_path_pop(p, mark);
+			mark = doc_path_index(p, j);
+			if (dst->children[j].value->kind != DOC_OBJECT) {
+				doc_errorf(msg, origin, p, "the base's list item is not a mapping");
+				return false;
+			}
+			if (!merge_into(dst->children[j].value, v, origin, p, msg))
+				return false;
+		} else {
+			dst->children = xreallocarray(dst->children, dst->nchildren + 1, sizeof *dst->children);
+			dst->children[dst->nchildren].key = NULL;
+			dst->children[dst->nchildren].value = clone(v);
+			dst->nchildren++;
+		}
+		doc_path_pop(p, mark);
+	}
+	return true;
+}
+
 /* Strategic merge, the subset that behaves the same for every field: maps
- * merge key by key, null deletes, anything else replaces. Lists of objects
- * (merged by key in kustomize) and $-directives are refused. */
+ * merge key by key, null deletes, anything else replaces; the pod
+ * template's lists of objects merge by their key (merge_key_of). Other lists
+ * of objects (merged by key in kustomize, with keys this model does not
+ * know) and $-directives are refused. */
 static bool merge_into(struct doc *dst, const struct doc *patch, const char *origin,
 		       struct doc_path *p, struct errmsg *msg)
 {
@@ -457,13 +526,23 @@ static bool merge_into(struct doc *dst, const struct doc *patch, const char *ori
 			doc_errorf(msg, origin, p, "strategic-merge directive not modelled by this test");
 			return false;
 		}
-		if (v->kind == DOC_ARRAY && has_object_items(v)) {
-			doc_errorf(msg, origin, p, "a list of objects: kustomize merges it by key, this test would replace it");
-			return false;
-		}
 		for (j = 0; j < dst->nchildren; j++)
 			if (strcmp(dst->children[j].key, key) == 0)
 				break;
+		if (v->kind == DOC_ARRAY && has_object_items(v)) {
+			const char *mkey = merge_key_of(p);
+
+			if (mkey == NULL) {
+				doc_errorf(msg, origin, p, "a list of objects: kustomize merges it by key, this test would replace it");
+				return false;
+			}
+			if (j < dst->nchildren && dst->children[j].value->kind == DOC_ARRAY) {
+				if (!merge_list(dst->children[j].value, v, mkey, origin, p, msg))
+					return false;
+				doc_path_pop(p, mark);
+				continue;
+			}
+		}
 		if (doc_is_null(v)) {
 			if (j < dst->nchildren) {
 				free(dst->children[j].key);
@@ -962,8 +1041,8 @@ static void manifests_kustomizations_reference_existing_files(void **state)
 				fail_msg("%s: not listed in %s", f->path, k->path);
 		}
 	}
-	assert_true(nk >= 2);
-	assert_true(noverlays >= 1);
+	assert_true(nk >= 3);
+	assert_true(noverlays >= 2);
 }
 
 static bool namespaced(const char *kind)
@@ -975,13 +1054,26 @@ static bool namespaced(const char *kind)
 	return !in_list(kind, cluster);
 }
 
+/* The overlays the tests must see (docs/operator-guide.md describes each). */
+static const char *const overlays[] = {
+	"manifests/overlays/default-scheduler-mtls", "manifests/overlays/bind", NULL,
+};
+
 static void manifests_builds_resolve_without_clashes(void **state)
 {
 	size_t i, j, k;
 
 	(void)state;
-	assert_true(nsets >= 2);
+	/* setup() resolves every overlay it finds; these must be among them,
+	 * so that each test over sets[] covers them. */
+	assert_true(nsets >= 3);
 	assert_string_equal(sets[0].dir, "manifests/base");
+	for (const char *const *o = overlays; *o; o++) {
+		for (i = 1; i < nsets && strcmp(sets[i].dir, *o) != 0; i++)
+			;
+		if (i == nsets)
+			fail_msg("%s was not resolved", *o);
+	}
 	for (i = 0; i < nsets; i++) {
 		const struct rset *s = &sets[i];
 		struct sites st;
@@ -1019,6 +1111,82 @@ static void manifests_builds_resolve_without_clashes(void **state)
 			fail_msg("%s: no KubeSchedulerConfiguration", s->dir);
 		sites_free(&st);
 	}
+}
+
+/* The strategic-merge model on lists of objects: the pod template's merge
+ * by key (what the bind overlay's probe patch relies on), everything else
+ * refused rather than silently replaced. */
+static void manifests_kustomize_model_merges_pod_lists_by_key(void **state)
+{
+	static const char base[] =
+		"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: n}\n"
+		"spec:\n  template:\n    spec:\n      containers:\n"
+		"      - name: a\n        image: a:1\n"
+		"      - name: b\n        image: b:1\n        ports: [{name: m, containerPort: 9090}]\n"
+		"        livenessProbe: {httpGet: {path: /healthz, port: m}, periodSeconds: 10}\n"
+		"        volumeMounts: [{name: v, mountPath: /v}]\n";
+	static const char head[] =
+		"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: n}\n"
+		"spec:\n  template:\n    spec:\n";
+	static const struct {
+		const char *body, *needle;
+	} bad[] = {
+		{ "      tolerations: [{key: k, operator: Exists}]\n", "kustomize merges it by key" },
+		{ "      containers: [{image: c:1}]\n", "without its merge key name" },
+		{ "      containers: [{name: b, ports: [{containerPort: 9090, $patch: delete}]}]\n",
+		  "directive not modelled" },
+	};
+	static const char good[] =
+		"      containers:\n"
+		"      - name: b\n        ports: null\n"
+		"        livenessProbe: {httpGet: null, exec: {command: [x]}}\n"
+		"        volumeMounts: [{mountPath: /v, readOnly: true}, {name: w, mountPath: /w}]\n"
+		"      - name: c\n        image: c:1\n";
+	char buf[2048];
+	struct doc **bdocs = NULL, **pdocs = NULL;
+	size_t nb = 0, np = 0, i;
+	struct rset s;
+	struct errmsg msg;
+	const struct doc *cs, *b;
+
+	(void)state;
+	assert_int_equal(doc_parse(base, strlen(base), "base", &bdocs, &nb, &msg), ERR_OK);
+	memset(&s, 0, sizeof s);
+	rset_add(&s, bdocs[0], "base");
+	snprintf(buf, sizeof buf, "%s%s", head, good);
+	assert_int_equal(doc_parse(buf, strlen(buf), "patch", &pdocs, &np, &msg), ERR_OK);
+	if (!apply_patch(&s, pdocs[0], "patch", &msg))
+		fail_msg("the by-key patch was refused: %s", msg.text);
+	doc_free_all(pdocs, np);
+	cs = at(s.v[0].doc, "spec.template.spec.containers");
+	assert_int_equal(count(cs), 3);
+	assert_string_equal(str_at(item(cs, 0), "image"), "a:1");
+	b = item(cs, 1);
+	assert_string_equal(str_at(b, "name"), "b");
+	assert_string_equal(str_at(b, "image"), "b:1");
+	assert_null(doc_lookup(b, "ports"));
+	assert_null(at(b, "livenessProbe.httpGet"));
+	assert_non_null(at(b, "livenessProbe.exec"));
+	assert_string_equal(str_at(b, "livenessProbe.periodSeconds"), "10");
+	assert_int_equal(count(doc_lookup(b, "volumeMounts")), 2);
+	assert_string_equal(str_at(item(doc_lookup(b, "volumeMounts"), 0), "name"), "v");
+	assert_true(is_true(doc_lookup(item(doc_lookup(b, "volumeMounts"), 0), "readOnly")));
+	assert_string_equal(str_at(item(cs, 2), "image"), "c:1");
+	rset_free(&s);
+	for (i = 0; i < sizeof bad / sizeof *bad; i++) {
+		bool ok;
+
+		memset(&s, 0, sizeof s);
+		rset_add(&s, bdocs[0], "base");
+		snprintf(buf, sizeof buf, "%s%s", head, bad[i].body);
+		assert_int_equal(doc_parse(buf, strlen(buf), "patch", &pdocs, &np, &msg), ERR_OK);
+		ok = apply_patch(&s, pdocs[0], "patch", &msg);
+		doc_free_all(pdocs, np);
+		rset_free(&s);
+		if (ok || strstr(msg.text, bad[i].needle) == NULL)
+			fail_msg("case %zu: \"%s\" lacks \"%s\"", i, ok ? "(accepted)" : msg.text, bad[i].needle);
+	}
+	doc_free_all(bdocs, nb);
 }
 
 /* -------------------------------------------- KubeSchedulerConfiguration */
@@ -1240,8 +1408,9 @@ static void manifests_scheduler_configs_use_only_known_fields(void **state)
 		}
 		sites_free(&st);
 	}
-	/* The base's second scheduler and the overlay's default scheduler. */
-	assert_true(n >= 2);
+	/* The second scheduler of the base and of the bind overlay, and the
+	 * default scheduler of default-scheduler-mtls. */
+	assert_true(n >= 3);
 }
 
 static const char good_scheduler_config[] =
@@ -1382,22 +1551,35 @@ static bool wildcard(const char *host)
 /* kube-scheduler's URL for a verb (strings.TrimRight(urlPrefix, "/") + "/" +
  * verb) must be a route the extender serves with cfg: <urlPrefix>/filter and
  * <urlPrefix>/prioritize, on the port it listens on, with TLS exactly when
- * the extender has it, and plain HTTP only on loopback. */
+ * the extender has it, and plain HTTP only on loopback. bindVerb, when set,
+ * must reach <urlPrefix>/bind of an extender with bind.enabled (without it
+ * the route does not exist and every bind fails); an extender with
+ * bind.enabled must be given a bindVerb (else its bind never runs, and the
+ * grants and exposure it needs are for nothing). */
 static bool check_routes(const char *url_prefix, const char *filter_verb, const char *prioritize_verb,
-			 const struct config *cfg, struct errmsg *msg)
+			 const char *bind_verb, const struct config *cfg, struct errmsg *msg)
 {
-	const char *verbs[2] = { filter_verb, prioritize_verb }, *routes[2] = { "filter", "prioritize" };
+	const char *verbs[3] = { filter_verb, prioritize_verb, bind_verb };
+	const char *const routes[3] = { "filter", "prioritize", "bind" };
 	char trimmed[512], full[600], want[600], *host = NULL;
 	struct url u;
 	size_t k, n;
 	int port = 0;
 	bool ok;
 
+	if (bind_verb != NULL && !cfg->bind_enabled)
+		return failf(msg, "kube-scheduler calls bindVerb \"%s\", but the extender's bind.enabled is false: "
+			     "it serves no bind route", bind_verb);
+	if (bind_verb == NULL && cfg->bind_enabled)
+		return failf(msg, "bind is enabled but kube-scheduler never calls it: set bindVerb: bind "
+			     "in the scheduler's extender entry");
 	snprintf(trimmed, sizeof trimmed, "%s", url_prefix);
 	n = strlen(trimmed);
 	while (n > 0 && trimmed[n - 1] == '/')
 		trimmed[--n] = '\0';
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < 3; k++) {
+		if (k == 2 && verbs[k] == NULL)
+			break;
 		if (verbs[k] == NULL)
 			return failf(msg, "no %sVerb", routes[k]);
 		snprintf(full, sizeof full, "%s/%s", trimmed, verbs[k]);
@@ -1549,7 +1731,7 @@ static bool check_reachable(const struct rset *s, const struct sites *st, const 
 
 static void manifests_scheduler_urls_match_extender_routes(void **state)
 {
-	size_t i, j, k, checked = 0;
+	size_t i, j, k, checked = 0, binds = 0;
 
 	(void)state;
 	for (i = 0; i < nsets; i++) {
@@ -1568,10 +1750,11 @@ static void manifests_scheduler_urls_match_extender_routes(void **state)
 				int port = 0;
 
 				if (!check_routes(str_at(e, "urlPrefix"), str_at(e, "filterVerb"),
-						  str_at(e, "prioritizeVerb"), &st.ext[0].cfg, &msg) ||
+						  str_at(e, "prioritizeVerb"), str_at(e, "bindVerb"), &st.ext[0].cfg,
+						  &msg) ||
 				    !check_reachable(&sets[i], &st, &st.sched[j], e, &msg))
-					fail_msg("%s (%s) extenders[%zu]: %s", st.sched[j].cm->origin, st.sched[j].key, k,
-						 msg.text);
+					fail_msg("%s (%s, in %s) extenders[%zu]: %s", st.sched[j].cm->origin, st.sched[j].key,
+						 sets[i].dir, k, msg.text);
 				/* Reached through a Service: must listen beyond loopback. */
 				assert_int_equal(config_split_hostport(st.ext[0].cfg.listen, &host, &port, &msg), ERR_OK);
 				if (!loopback(host) && !wildcard(host))
@@ -1579,11 +1762,14 @@ static void manifests_scheduler_urls_match_extender_routes(void **state)
 						 st.ext[0].cfg.listen);
 				free(host);
 				checked++;
+				binds += str_at(e, "bindVerb") != NULL;
 			}
 		}
 		sites_free(&st);
 	}
-	assert_true(checked >= 2);
+	assert_true(checked >= 3);
+	/* The bind overlay's scheduler delegates binding. */
+	assert_true(binds >= 1);
 }
 
 static void manifests_route_check_rejects_mismatches(void **state)
@@ -1600,29 +1786,100 @@ static void manifests_route_check_rejects_mismatches(void **state)
 	config_init(&tls);
 	assert_int_equal(config_load_buffer(plain_yaml, strlen(plain_yaml), "plain", &plain, &msg), ERR_OK);
 	assert_int_equal(config_load_buffer(tls_yaml, strlen(tls_yaml), "tls", &tls, &msg), ERR_OK);
-	assert_true(check_routes("http://127.0.0.1:8888/numa", "filter", "prioritize", &plain, &msg));
+	assert_true(check_routes("http://127.0.0.1:8888/numa", "filter", "prioritize", NULL, &plain, &msg));
 	/* Trailing slashes are trimmed by kube-scheduler. */
-	assert_true(check_routes("http://127.0.0.1:8888/numa//", "filter", "prioritize", &plain, &msg));
-	assert_false(check_routes("http://127.0.0.1:8888/v1", "filter", "prioritize", &plain, &msg));
+	assert_true(check_routes("http://127.0.0.1:8888/numa//", "filter", "prioritize", NULL, &plain, &msg));
+	assert_false(check_routes("http://127.0.0.1:8888/v1", "filter", "prioritize", NULL, &plain, &msg));
 	assert_non_null(strstr(msg.text, "the extender serves /numa/filter"));
-	assert_false(check_routes("http://127.0.0.1:8888/numa", "filter", "score", &plain, &msg));
+	assert_false(check_routes("http://127.0.0.1:8888/numa", "filter", "score", NULL, &plain, &msg));
 	assert_non_null(strstr(msg.text, "/numa/prioritize"));
-	assert_false(check_routes("http://127.0.0.1:8889/numa", "filter", "prioritize", &plain, &msg));
+	assert_false(check_routes("http://127.0.0.1:8889/numa", "filter", "prioritize", NULL, &plain, &msg));
 	assert_non_null(strstr(msg.text, "port 8889"));
-	assert_false(check_routes("https://127.0.0.1:8888/numa", "filter", "prioritize", &plain, &msg));
+	assert_false(check_routes("https://127.0.0.1:8888/numa", "filter", "prioritize", NULL, &plain, &msg));
 	assert_non_null(strstr(msg.text, "does not serve TLS"));
-	assert_false(check_routes("http://x.y.svc:8443/numa", "filter", "prioritize", &tls, &msg));
+	assert_false(check_routes("http://x.y.svc:8443/numa", "filter", "prioritize", NULL, &tls, &msg));
 	assert_non_null(strstr(msg.text, "serves TLS"));
-	assert_true(check_routes("https://x.y.svc:8443/numa", "filter", "prioritize", &tls, &msg));
+	assert_true(check_routes("https://x.y.svc:8443/numa", "filter", "prioritize", NULL, &tls, &msg));
 	config_cleanup(&plain);
 	config_cleanup(&tls);
+}
+
+/* bindVerb against bind.enabled, and the loader's rule that makes the bind
+ * overlay move metricsListen to loopback. */
+static void manifests_route_check_rejects_bind_mismatches(void **state)
+{
+	struct config plain, bind, refused;
+	struct errmsg msg;
+	static const char plain_yaml[] = "listen: \"127.0.0.1:8888\"\nurlPrefix: /numa\n";
+	static const char bind_yaml[] =
+		"listen: \"127.0.0.1:8888\"\nmetricsListen: \"127.0.0.1:9090\"\nurlPrefix: /numa\n"
+		"inventory: {source: kubernetes}\nbind: {enabled: true}\n";
+	/* The base's metricsListen: reachable from the pod network. */
+	static const char open_yaml[] =
+		"listen: \"127.0.0.1:8888\"\nmetricsListen: \"0.0.0.0:9090\"\nurlPrefix: /numa\n"
+		"inventory: {source: kubernetes}\nbind: {enabled: true}\n";
+
+	(void)state;
+	config_init(&plain);
+	config_init(&bind);
+	config_init(&refused);
+	assert_int_equal(config_load_buffer(plain_yaml, strlen(plain_yaml), "plain", &plain, &msg), ERR_OK);
+	if (config_load_buffer(bind_yaml, strlen(bind_yaml), "bind", &bind, &msg) != ERR_OK)
+		fail_msg("%s", msg.text);
+	assert_true(bind.bind_enabled);
+	assert_int_not_equal(config_load_buffer(open_yaml, strlen(open_yaml), "open", &refused, &msg), ERR_OK);
+	assert_non_null(strstr(msg.text, "loopback"));
+
+	assert_true(check_routes("http://127.0.0.1:8888/numa", "filter", "prioritize", "bind", &bind, &msg));
+	assert_true(check_routes("http://127.0.0.1:8888/numa/", "filter", "prioritize", "bind", &bind, &msg));
+	/* The route is <urlPrefix>/bind whatever the verb is called. */
+	assert_false(check_routes("http://127.0.0.1:8888/numa", "filter", "prioritize", "binding", &bind, &msg));
+	assert_non_null(strstr(msg.text, "POSTs bind to path /numa/binding, but the extender serves /numa/bind"));
+	/* kube-scheduler binds, the extender's route is never called. */
+	assert_false(check_routes("http://127.0.0.1:8888/numa", "filter", "prioritize", NULL, &bind, &msg));
+	assert_non_null(strstr(msg.text, "bind is enabled but kube-scheduler never calls it"));
+	/* bindVerb against an extender without the route: every bind a 404. */
+	assert_false(check_routes("http://127.0.0.1:8888/numa", "filter", "prioritize", "bind", &plain, &msg));
+	assert_non_null(strstr(msg.text, "bind.enabled is false"));
+	/* The other checks still apply with a bindVerb. */
+	assert_false(check_routes("http://127.0.0.1:8889/numa", "filter", "prioritize", "bind", &bind, &msg));
+	assert_non_null(strstr(msg.text, "port 8889"));
+	config_cleanup(&plain);
+	config_cleanup(&bind);
+	config_cleanup(&refused);
+}
+
+/* A probe run inside the container, for a health listener on loopback (the
+ * kubelet probes the pod IP; an httpGet host of 127.0.0.1 is the node's
+ * own): bash, which the image's debian:bookworm-slim base ships, opens
+ * host:port through /dev/tcp, GETs path and succeeds on status 200 only. */
+static bool check_exec_probe(const struct doc *probe, const char *host, int port, const char *path,
+			     struct errmsg *msg)
+{
+	const struct doc *cmd = at(probe, "exec.command");
+	const char *script = count(cmd) == 3 ? text_of(item(cmd, 2)) : NULL;
+	char want[300];
+
+	if (doc_lookup(probe, "httpGet") || doc_lookup(probe, "tcpSocket") || doc_lookup(probe, "grpc"))
+		return failf(msg, "an exec probe with a second handler");
+	if (script == NULL || !same_str(text_of(item(cmd, 0)), "/bin/bash") || !same_str(text_of(item(cmd, 1)), "-c"))
+		return failf(msg, "exec.command must be [/bin/bash, -c, SCRIPT]");
+	snprintf(want, sizeof want, "/dev/tcp/%s/%d ", host, port);
+	if (strstr(script, want) == NULL)
+		return failf(msg, "the script does not connect to %s:%d, where health is served", host, port);
+	snprintf(want, sizeof want, "'GET %s HTTP/1.0\\r\\n\\r\\n'", path);
+	if (strstr(script, want) == NULL)
+		return failf(msg, "the script does not send GET %s", path);
+	if (strstr(script, "read -r _ code _ <&3 && [ \"$code\" = 200 ]") == NULL)
+		return failf(msg, "the script does not require status 200");
+	return true;
 }
 
 static void manifests_extender_probes_reach_the_health_listener(void **state)
 {
 	static const char *const probes[2] = { "livenessProbe", "readinessProbe" };
 	static const char *const paths[2] = { "/healthz", "/readyz" };
-	size_t i, j, k, checked = 0;
+	size_t i, j, k, checked = 0, inside = 0;
 
 	(void)state;
 	for (i = 0; i < nsets; i++) {
@@ -1634,37 +1891,113 @@ static void manifests_extender_probes_reach_the_health_listener(void **state)
 		for (j = 0; j < st.next; j++) {
 			const struct ext_site *e = &st.ext[j];
 			const char *health = e->cfg.metrics_listen ? e->cfg.metrics_listen : e->cfg.listen;
-			char *host = NULL;
+			char *host = NULL, where[512];
 			int port = 0;
+			bool local;
 
+			snprintf(where, sizeof where, "%s (%s)", e->deploy->origin, sets[i].dir);
 			assert_int_equal(config_split_hostport(health, &host, &port, &msg), ERR_OK);
-			/* The kubelet probes the pod IP: a loopback listener, or a
-			 * TLS one (no client certificate), is out of its reach. */
-			if (loopback(host) || (!e->cfg.metrics_listen && e->cfg.tls_cert_file))
-				fail_msg("%s: /healthz and /readyz on %s are out of the kubelet's reach; set metricsListen",
-					 e->deploy->origin, health);
-			free(host);
+			local = loopback(host);
+			/* A TLS health listener is out of the kubelet's reach (it has
+			 * no client certificate). */
+			if (!local && !e->cfg.metrics_listen && e->cfg.tls_cert_file)
+				fail_msg("%s: /healthz and /readyz on %s need TLS, out of the kubelet's reach; set metricsListen",
+					 where, health);
 			for (k = 0; k < 2; k++) {
-				const struct doc *get = at(e->container, probes[k]);
+				const struct doc *probe = at(e->container, probes[k]), *get = doc_lookup(probe, "httpGet");
 				int64_t target = 0;
 
-				get = doc_lookup(get, "httpGet");
+				if (probe == NULL)
+					fail_msg("%s: the numa-extender container has no %s", where, probes[k]);
+				/* Loopback: only a probe inside the container reaches it. */
+				if (local) {
+					if (!check_exec_probe(probe, host, port, paths[k], &msg))
+						fail_msg("%s: %s: /healthz and /readyz on %s are out of the kubelet's reach, "
+							 "probe from inside the container: %s", where, probes[k], health, msg.text);
+					checked++;
+					continue;
+				}
 				if (get == NULL)
-					fail_msg("%s: the numa-extender container has no %s.httpGet", e->deploy->origin,
-						 probes[k]);
+					fail_msg("%s: the numa-extender container has no %s.httpGet", where, probes[k]);
 				if (!same_str(str_at(get, "path"), paths[k]))
-					fail_msg("%s: %s must GET %s", e->deploy->origin, probes[k], paths[k]);
+					fail_msg("%s: %s must GET %s", where, probes[k], paths[k]);
 				if (str_at(get, "scheme") && strcmp(str_at(get, "scheme"), "HTTP") != 0)
-					fail_msg("%s: %s: the health listener is plain HTTP", e->deploy->origin, probes[k]);
+					fail_msg("%s: %s: the health listener is plain HTTP", where, probes[k]);
 				if (!container_port(e->container, doc_lookup(get, "port"), &target) || target != port)
-					fail_msg("%s: %s probes port %lld, health is served on %s", e->deploy->origin,
-						 probes[k], (long long)target, health);
+					fail_msg("%s: %s probes port %lld, health is served on %s", where, probes[k],
+						 (long long)target, health);
 				checked++;
 			}
+			/* A declared port nothing outside the pod can connect to would
+			 * mislead Services and PodMonitors. */
+			if (local) {
+				const struct doc *ports = doc_lookup(e->container, "ports");
+
+				for (k = 0; k < count(ports); k++) {
+					int64_t declared = 0;
+					struct errmsg ignored;
+
+					if (doc_read_int64(doc_lookup(item(ports, k), "containerPort"), &declared, &ignored) ==
+						    ERR_OK && declared == port)
+						fail_msg("%s: containerPort %d is declared, but health listens on %s only",
+							 where, port, health);
+				}
+				inside++;
+			}
+			free(host);
 		}
 		sites_free(&st);
 	}
-	assert_true(checked >= 4);
+	/* Base, default-scheduler-mtls and bind; the bind overlay's on loopback. */
+	assert_true(checked >= 6);
+	assert_true(inside >= 1);
+}
+
+static void manifests_probe_check_rejects_unreachable_exec_probes(void **state)
+{
+	static const char good[] =
+		"exec:\n  command:\n  - /bin/bash\n  - -c\n"
+		"  - exec 3<>/dev/tcp/127.0.0.1/9090 && printf 'GET /readyz HTTP/1.0\\r\\n\\r\\n' >&3 && "
+		"read -r _ code _ <&3 && [ \"$code\" = 200 ]\n";
+	static const struct {
+		const char *from, *to, *needle;
+	} cases[] = {
+		{ NULL, NULL, NULL },
+		{ "/9090 ", "/9091 ", "does not connect to 127.0.0.1:9090" },
+		{ "/127.0.0.1/", "/10.0.0.1/", "does not connect to 127.0.0.1:9090" },
+		{ "GET /readyz", "GET /healthz", "does not send GET /readyz" },
+		{ " && [ \"$code\" = 200 ]", "", "does not require status 200" },
+		{ "/bin/bash", "/bin/sh", "[/bin/bash, -c, SCRIPT]" },
+		{ "exec:", "httpGet: {path: /readyz, port: 9090}\nexec:", "second handler" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char buf[1024];
+		struct doc **docs = NULL;
+		size_t ndocs = 0;
+		struct errmsg msg;
+		bool ok;
+
+		snprintf(buf, sizeof buf, "%s", good);
+		if (cases[i].from) {
+			char *p = strstr(buf, cases[i].from);
+
+			assert_non_null(p);
+			memmove(p + strlen(cases[i].to), p + strlen(cases[i].from), strlen(p + strlen(cases[i].from)) + 1);
+			memcpy(p, cases[i].to, strlen(cases[i].to));
+		}
+		assert_int_equal(doc_parse(buf, strlen(buf), "probe", &docs, &ndocs, &msg), ERR_OK);
+		ok = check_exec_probe(docs[0], "127.0.0.1", 9090, "/readyz", &msg);
+		doc_free_all(docs, ndocs);
+		if (cases[i].needle == NULL) {
+			if (!ok)
+				fail_msg("the good probe was refused: %s", msg.text);
+		} else if (ok || strstr(msg.text, cases[i].needle) == NULL) {
+			fail_msg("case %zu: \"%s\" lacks \"%s\"", i, ok ? "(accepted)" : msg.text, cases[i].needle);
+		}
+	}
 }
 
 /* The files the extender's TLS settings name are in its pod: certificate and
@@ -2122,9 +2455,21 @@ static bool extender_grants(const struct rset *s, const struct ext_site *e, stru
 
 static void manifests_rbac_grants_exactly_the_api_calls_in_the_source(void **state)
 {
+	/* What the derivation must find for a bind-enabled extender with the
+	 * ledger: the inventory and the pod watch, plus kube_bind.c's GET of
+	 * the pod and POST of its Binding. Pinned, so that neither the source
+	 * scan nor the bind overlay can drift unnoticed. */
+	static const char *const bind_calls[][3] = {
+		{ "topology.node.k8s.io", "noderesourcetopologies", "list" },
+		{ "topology.node.k8s.io", "noderesourcetopologies", "watch" },
+		{ "", "pods", "list" },
+		{ "", "pods", "watch" },
+		{ "", "pods", "get" },
+		{ "", "pods/binding", "create" },
+	};
 	struct api_calls calls;
 	struct errmsg msg;
-	size_t i, j;
+	size_t i, j, k, nbind = 0;
 
 	(void)state;
 	if (!extract_api_calls("extender", &calls, &msg))
@@ -2147,9 +2492,21 @@ static void manifests_rbac_grants_exactly_the_api_calls_in_the_source(void **sta
 			    !extender_grants(&sets[i], &st.ext[j], have, &nhave, 64, &msg) ||
 			    !same_grants(have, nhave, &calls, who, &msg))
 				fail_msg("%s", msg.text);
+			if (!st.ext[j].cfg.bind_enabled)
+				continue;
+			if (!st.ext[j].cfg.ledger_enabled || calls.n != sizeof bind_calls / sizeof *bind_calls)
+				fail_msg("%s: bind with the ledger should need %zu grants, the source scan found %zu",
+					 sets[i].dir, sizeof bind_calls / sizeof *bind_calls, calls.n);
+			for (k = 0; k < sizeof bind_calls / sizeof *bind_calls; k++)
+				if (!has_call(&calls, bind_calls[k][0], bind_calls[k][1], bind_calls[k][2]))
+					fail_msg("%s: the source scan misses %s on %s/%s", sets[i].dir, bind_calls[k][2],
+						 bind_calls[k][0], bind_calls[k][1]);
+			nbind++;
 		}
 		sites_free(&st);
 	}
+	/* manifests/overlays/bind */
+	assert_true(nbind >= 1);
 }
 
 static void manifests_rbac_check_rejects_extra_and_missing_verbs(void **state)
@@ -3034,7 +3391,9 @@ static void manifests_deployments_are_locked_down(void **state)
 				fail_msg("%s", msg.text);
 			n++;
 		}
-	assert_true(n >= 2);
+	/* numa-scheduler of the base and the bind overlay, numa-extender of
+	 * default-scheduler-mtls. */
+	assert_true(n >= 3);
 }
 
 static void manifests_lockdown_check_rejects_loose_containers(void **state)
@@ -3299,11 +3658,14 @@ int main(void)
 		cmocka_unit_test(manifests_every_yaml_parses_and_names_itself),
 		cmocka_unit_test(manifests_kustomizations_reference_existing_files),
 		cmocka_unit_test(manifests_builds_resolve_without_clashes),
+		cmocka_unit_test(manifests_kustomize_model_merges_pod_lists_by_key),
 		cmocka_unit_test(manifests_scheduler_configs_use_only_known_fields),
 		cmocka_unit_test(manifests_scheduler_check_rejects_bad_configs),
 		cmocka_unit_test(manifests_scheduler_urls_match_extender_routes),
 		cmocka_unit_test(manifests_route_check_rejects_mismatches),
+		cmocka_unit_test(manifests_route_check_rejects_bind_mismatches),
 		cmocka_unit_test(manifests_extender_probes_reach_the_health_listener),
+		cmocka_unit_test(manifests_probe_check_rejects_unreachable_exec_probes),
 		cmocka_unit_test(manifests_extender_tls_files_come_from_secrets),
 		cmocka_unit_test(manifests_decision_log_has_a_writable_directory),
 		cmocka_unit_test(manifests_api_call_extraction_reads_c_sources),
