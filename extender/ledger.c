@@ -74,6 +74,7 @@ struct ledger {
 	size_t ndirty, dirty_cap;
 	uint64_t flushed_fingerprint, flushed_ttl, flushed_expired, mismatches;
 	bool listed;
+	uint64_t builds;             /* effective snapshots made: version suffixes */
 };
 
 const char *ledger_mode_name(enum ledger_mode m)
@@ -504,8 +505,16 @@ static struct store_node *overlay(void *arg, const struct store_node *base)
 		char *raw = NULL;
 		struct inventory_node *inv = effective_inventory(n, NULL, &raw);
 
-		if (inv)
-			out = store_node_new(inv, base->origin, base->version, raw);
+		if (inv) {
+			/* A version of its own: the decision log writes each
+			 * (node, version) once, and replay must see these
+			 * amounts, not the NRT's. */
+			char version[160];
+
+			snprintf(version, sizeof version, "%s+ledger.%llu", base->version,
+				 (unsigned long long)++l->builds);
+			out = store_node_new(inv, base->origin, version, raw);
+		}
 	}
 	pthread_mutex_unlock(&l->lock);
 	return out;

@@ -185,6 +185,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *json;
 	enum err rc;
 
+	/* The same body as ExtenderBindingArgs: decoded or a message, and the
+	 * result (error or not) encodes to JSON. */
+	{
+		struct wire_binding b;
+
+		rc = wire_decode_binding((const char *)data, size, &b, &msg);
+		if (rc != ERR_OK && msg.text[0] == '\0')
+			__builtin_trap();
+		if (rc == ERR_OK && (b.pod_name[0] == '\0' || b.node[0] == '\0' || !b.pod_namespace || !b.pod_uid))
+			__builtin_trap();
+		json = wire_encode_binding_result(rc == ERR_OK ? b.pod_name : msg.text, &len);
+		res = parse_or_die(json, len, true);
+		json_object_put(res);
+		free(json);
+		wire_binding_cleanup(&b);
+		msg.text[0] = '\0';
+	}
 	rc = wire_decode_args((const char *)data, size, &a, &msg);
 	if (rc != ERR_OK) {
 		if (msg.text[0] == '\0')

@@ -91,7 +91,7 @@ struct cluster {
 	int64_t cpu[NODES][NUMA], gpu[NODES][NUMA], mem[NODES][NUMA];
 	struct pod pods[PODS];
 	int admission_errors;     /* TopologyAffinityError the kubelet would raise */
-	char kubeconfig[64], config[64], log[80];
+	char kubeconfig[64], config[64], log[80], decisions[96];
 	int port;
 	pid_t pid;
 };
@@ -247,6 +247,8 @@ static void write_files(struct cluster *c, const char *mode, bool bind)
 	assert_true(fd >= 0);
 	f = fdopen(fd, "w");
 	c->port = free_port();
+	snprintf(c->decisions, sizeof c->decisions, "%s.decisions.jsonl", c->config);
+	fprintf(f, "decisionLog: {path: %s}\n", c->decisions);
 	fprintf(f, "listen: \"127.0.0.1:%d\"\nurlPrefix: /numa\n"
 		   "inventory: {source: kubernetes, kubeconfig: %s, watchIdleTimeout: 5s}\n"
 		   "ledger: {mode: %s, assumeTTL: 1h}\n"
@@ -323,6 +325,39 @@ static void stop_extender(struct cluster *c)
 	unlink(c->config);
 	unlink(c->kubeconfig);
 	unlink(c->log);
+}
+
+/* Every recorded decision replays to the same answer: the log holds the
+ * inventories minus the ledger that the decisions were made on. */
+static void replay_is_identical(struct cluster *c)
+{
+	char cmd[512];
+	int status;
+
+	snprintf(cmd, sizeof cmd, "%s replay --log %s > %s.replay 2>&1", bin(), c->decisions, c->decisions);
+	status = system(cmd);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		snprintf(cmd, sizeof cmd, "tail -5 %s.replay >&2", c->decisions);
+		if (system(cmd) != 0)
+			print_message("cannot show the replay output\n");
+		fail_msg("replay of the burst's decision log differs (exit %d)", WEXITSTATUS(status));
+	}
+	snprintf(cmd, sizeof cmd, "%s.replay", c->decisions);
+	{
+		char *out = read_file_or_die(cmd, NULL), *at = strstr(out, " calls replayed: ");
+		unsigned long calls = 0, same = 0;
+
+		assert_non_null(at);
+		while (at > out && at[-1] >= '0' && at[-1] <= '9')
+			at--;
+		assert_int_equal(sscanf(at, "%lu calls replayed: %lu identical", &calls, &same), 2);
+		/* Filter and prioritize of every attempt. */
+		assert_true(calls >= 2 * FIT);
+		assert_int_equal(same, calls);
+		free(out);
+	}
+	unlink(cmd);
+	unlink(c->decisions);
 }
 
 /* Polls the ledger of node n until it lists uid (the watch delivered it). */
@@ -543,6 +578,7 @@ static void run_burst(const char *mode, bool bind_verb)
 	free(body);
 	http_client_free(h);
 	stop_extender(&c);
+	replay_is_identical(&c);
 	fake_apiserver_stop(c.api);
 }
 

@@ -306,12 +306,34 @@ static void serve_rejects_bad_configuration(void **state)
 	unlink(log);
 }
 
+/* Whoever can reach an unauthenticated /bind can place pods: serve will not
+ * start that way. */
+static void serve_refuses_unauthenticated_bind_off_loopback(void **state)
+{
+	static const char text[] = "listen: \"0.0.0.0:0\"\ninventory: {source: kubernetes}\n"
+				   "bind: {enabled: true}\n";
+	char config[] = "/tmp/numa-serve-XXXXXX", log[64];
+	int fd = mkstemp(config);
+	pid_t pid;
+
+	(void)state;
+	snprintf(log, sizeof log, "%s.log", config);
+	assert_true(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+	pid = start(config, log);
+	assert_int_equal(wait_exit(pid, 10), 2);
+	assert_true(log_contains(log, ":3:8: bind: enabled needs mTLS (tls.clientCAFile) or listeners on loopback only"));
+	unlink(config);
+	unlink(log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(serve_sighup_reloads_scoring_and_sigterm_drains, kill_child),
 		cmocka_unit_test_teardown(serve_sigterm_finishes_requests_in_flight, kill_child),
 		cmocka_unit_test_teardown(serve_rejects_bad_configuration, kill_child),
+		cmocka_unit_test_teardown(serve_refuses_unauthenticated_bind_off_loopback, kill_child),
 	};
 
 	return cmocka_run_group_tests_name("serve", tests, NULL, NULL);
