@@ -56,6 +56,8 @@ struct lnode {
 	struct lpod **pods;
 	size_t npods, cap;
 	struct store_node *base;     /* the source's snapshot, referenced */
+	struct nrt_object obj;       /* base->raw decoded (once per base) */
+	bool have_obj;
 	uint64_t flushed_base_id;    /* the base the last flush looked at */
 	char nrt_fingerprint[64];
 	char nrt_method[32];
@@ -247,16 +249,19 @@ static void pod_remove(struct ledger *l, struct lpod *p)
 
 /* --- effective snapshots --- */
 
-static bool decode_base(const struct lnode *n, struct nrt_object *obj)
+/* Decodes the node's base NRT once per base: effective snapshots are built
+ * from this copy, never from the JSON again. */
+static bool decode_base(struct lnode *n)
 {
 	struct doc *d = NULL;
 	struct errmsg msg;
 
-	memset(obj, 0, sizeof *obj);
+	if (n->have_obj)
+		return true;
 	if (n->base == NULL || n->base->raw == NULL)
 		return false;
 	if (doc_parse_json(n->base->raw, strlen(n->base->raw), "ledger", &d, &msg) != ERR_OK ||
-	    nrt_decode_doc(d, "ledger", obj, &msg) != ERR_OK) {
+	    nrt_decode_doc(d, "ledger", &n->obj, &msg) != ERR_OK) {
 		char quoted[600];
 
 		log_error("cannot decode a stored NodeResourceTopology again", "node=%s error=%s",
@@ -265,7 +270,15 @@ static bool decode_base(const struct lnode *n, struct nrt_object *obj)
 		return false;
 	}
 	doc_free(d);
+	n->have_obj = true;
 	return true;
+}
+
+static void forget_base_obj(struct lnode *n)
+{
+	if (n->have_obj)
+		nrt_object_cleanup(&n->obj);
+	n->have_obj = false;
 }
 
 static void take_off(struct nrt_object *obj, const struct usage *u)
@@ -300,29 +313,40 @@ static void take_all(const struct lnode *n, struct nrt_object *obj, const struct
 				take_off(obj, &n->pods[i]->usage[k]);
 }
 
-/* The node as requests should see it now, or NULL (nothing taken). */
-static struct inventory_node *effective_inventory(const struct lnode *n, const struct lpod *except,
+/* The node as requests should see it now, or NULL. The base object's
+ * available amounts are lowered in place for the build and put back. */
+static struct inventory_node *effective_inventory(struct lnode *n, const struct lpod *except,
 						  char **raw)
 {
-	struct nrt_object obj;
 	struct inventory_node *inv = NULL;
 	struct errmsg msg;
+	int64_t *saved;
+	size_t z, k, m = 0, total = 0;
 
 	if (raw)
 		*raw = NULL;
-	if (!decode_base(n, &obj))
+	if (!decode_base(n))
 		return NULL;
-	take_all(n, &obj, except);
-	if (inventory_node_new(&obj, &inv, &msg) != ERR_OK) {
+	for (z = 0; z < n->obj.nzones; z++)
+		total += n->obj.zones[z].nresources;
+	saved = xcalloc(total + 1, sizeof *saved);
+	for (z = 0; z < n->obj.nzones; z++)
+		for (k = 0; k < n->obj.zones[z].nresources; k++)
+			saved[m++] = n->obj.zones[z].resources[k].available;
+	take_all(n, &n->obj, except);
+	if (inventory_node_new(&n->obj, &inv, &msg) != ERR_OK) {
 		char quoted[600];
 
 		log_error("cannot build a node's inventory minus its assumed pods", "node=%s error=%s",
 			  n->name, log_quote(msg.text, quoted, sizeof quoted));
 		inv = NULL;
 	} else if (raw) {
-		*raw = nrt_object_to_json(&obj);
+		*raw = nrt_object_to_json(&n->obj);
 	}
-	nrt_object_cleanup(&obj);
+	for (m = 0, z = 0; z < n->obj.nzones; z++)
+		for (k = 0; k < n->obj.zones[z].nresources; k++)
+			n->obj.zones[z].resources[k].available = saved[m++];
+	free(saved);
 	return inv;
 }
 
@@ -481,7 +505,6 @@ static struct store_node *overlay(void *arg, const struct store_node *base)
 	struct ledger *l = arg;
 	struct store_node *out = NULL;
 	struct lnode *n;
-	struct nrt_object obj;
 	size_t i;
 	bool any = false;
 
@@ -493,17 +516,17 @@ static struct store_node *overlay(void *arg, const struct store_node *base)
 		store_node_ref(base);
 		store_node_unref(n->base);
 		n->base = (struct store_node *)(uintptr_t)base;
+		forget_base_obj(n);
 	}
-	if (n->flushed_base_id != base->id && decode_base(n, &obj)) {
+	if (n->flushed_base_id != base->id && decode_base(n)) {
 		n->flushed_base_id = base->id;
-		flush(l, n, &obj);
-		nrt_object_cleanup(&obj);
+		flush(l, n, &n->obj);
 	}
 	for (i = 0; i < n->npods && !any; i++)
 		any = taken(n->pods[i]);
 	if (any) {
 		char *raw = NULL;
-		struct inventory_node *inv = effective_inventory(n, NULL, &raw);
+		struct inventory_node *inv = effective_inventory(n, NULL, l->o.keep_raw ? &raw : NULL);
 
 		if (inv) {
 			/* A version of its own: the decision log writes each
@@ -745,6 +768,7 @@ void ledger_free(struct ledger *l)
 		while (n->npods > 0)
 			pod_remove(l, n->pods[n->npods - 1]);
 		free(n->pods);
+		forget_base_obj(n);
 		store_node_unref(n->base);
 		free(n->name);
 		free(n);

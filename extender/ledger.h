@@ -42,6 +42,10 @@ struct ledger_options {
 	enum ledger_mode mode;
 	int64_t assume_ttl_ms;      /* default 30 s */
 	int64_t max_assume_age_ms;  /* default 10 min */
+	/* Give effective snapshots their NRT as JSON (store_node.raw), which
+	 * only the decision log reads: encoding it is most of an assumption's
+	 * cost. */
+	bool keep_raw;
 };
 
 /* A pod as the watch reports it. spec is moved into the ledger (left zeroed). */

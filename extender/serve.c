@@ -184,6 +184,7 @@ int serve_main(int argc, char **argv)
 		struct ledger_options lo = {
 			cfg.ledger_mode == CONFIG_LEDGER_PESSIMISTIC ? LEDGER_PESSIMISTIC : LEDGER_PREDICTED,
 			cfg.ledger_assume_ttl_ms, cfg.ledger_max_assume_age_ms,
+			cfg.decision_log_path != NULL,
 		};
 
 		/* The overlay must be in place before the first NRT arrives. */

@@ -143,7 +143,7 @@ struct fix {
 
 static void fix_start(struct fix *f, enum ledger_mode mode, int64_t ttl, int64_t max_age)
 {
-	struct ledger_options o = { mode, ttl, max_age };
+	struct ledger_options o = { mode, ttl, max_age, true };
 
 	f->store = store_new();
 	f->ledger = ledger_new(f->store, &o);
