@@ -582,6 +582,83 @@ static void run_burst(const char *mode, bool bind_verb)
 	fake_apiserver_stop(c.api);
 }
 
+/* Polls a metric until it reads want; fails after 10 s. */
+static void wait_metric(struct cluster *c, const char *name, int64_t want)
+{
+	double t0;
+
+	for (t0 = now_s(); now_s() - t0 < 10; usleep(10 * 1000))
+		if (metric(c, name) == want)
+			return;
+	fail_msg("%s stayed %lld, want %lld", name, (long long)metric(c, name), (long long)want);
+}
+
+/* The pod watch as the API server drives it: a pod created bound, one
+ * turning terminal (the selector drops it: DELETED), a relist after the
+ * watch expired; a departed assumption is held until the NRT shows it. */
+static void pods_watch_follows_the_api(void **state)
+{
+	struct fake_apiserver_options o = { NULL, NULL, TOKEN, true, false, 0 };
+	struct cluster c;
+	char text[2048], fp[PODFINGERPRINT_LEN + 1];
+	int n, z;
+
+	(void)state;
+	memset(&c, 0, sizeof c);
+	c.api = fake_apiserver_start(&o);
+	assert_non_null(c.api);
+	for (n = 0; n < NODES; n++)
+		for (z = 0; z < NUMA; z++) {
+			c.cpu[n][z] = 16;
+			c.gpu[n][z] = 4;
+			c.mem[n][z] = (int64_t)64 << 30;
+		}
+	for (n = 0; n < 2; n++) {
+		snprintf(c.pods[n].name, sizeof c.pods[n].name, "w-%d", n);
+		c.pods[n].node = -1;
+	}
+	agent_publish(&c);
+	write_files(&c, "predicted", false);
+	start_extender(&c);
+	/* Created already bound (a DaemonSet pod, say): assumed at once. */
+	pod_json(&c.pods[0], node_name(0), text, sizeof text);
+	fake_apiserver_pod_put(c.api, "burst", "w-0", text);
+	wait_metric(&c, "numa_extender_ledger_assumed_pods ", 1);
+	assert_int_equal(metric(&c, "numa_extender_ledger_pods "), 1);
+	/* A pending pod is not the ledger's business. */
+	pod_json(&c.pods[1], NULL, text, sizeof text);
+	fake_apiserver_pod_put(c.api, "burst", "w-1", text);
+	/* It finishes: the selector no longer matches, the watch says
+	 * DELETED; its resources stay taken until the NRT shows them. */
+	pod_json(&c.pods[0], node_name(0), text, sizeof text);
+	{
+		char *done = strstr(text, "\"Pending\"");
+
+		assert_non_null(done);
+		memmove(done + 11, done + 9, strlen(done + 9) + 1);
+		memcpy(done, "\"Succeeded\"", 11);
+	}
+	fake_apiserver_pod_put(c.api, "burst", "w-0", text);
+	wait_metric(&c, "numa_extender_ledger_pods ", 0);
+	assert_int_equal(metric(&c, "numa_extender_ledger_assumed_pods "), 1);
+	/* The watch expires: relist; the ledger agrees with the API. */
+	fake_apiserver_expire_history(c.api);
+	fake_apiserver_send_error_event_410(c.api);
+	pod_json(&c.pods[1], node_name(1), text, sizeof text);
+	fake_apiserver_pod_put(c.api, "burst", "w-1", text);
+	wait_metric(&c, "numa_extender_ledger_pods ", 1);
+	/* The agent publishes node 0 with no pods: the departed assumption
+	 * goes; w-1 on node 1 stays assumed (its NRT has not moved). */
+	podfingerprint(NULL, 0, fp);
+	nrt_text(&c, 0, fp, text, sizeof text);
+	fake_apiserver_put(c.api, node_name(0), text);
+	wait_metric(&c, "numa_extender_ledger_assumed_pods ", 1);
+	assert_true(metric(&c, "numa_extender_ledger_flushes_total{cause=\"fingerprint\"} ") >= 1);
+	stop_extender(&c);
+	unlink(c.decisions);
+	fake_apiserver_stop(c.api);
+}
+
 static void burst_predicted_bind_verb(void **state)
 {
 	(void)state;
@@ -613,6 +690,7 @@ int main(void)
 		cmocka_unit_test_teardown(burst_predicted_watch, kill_child),
 		cmocka_unit_test_teardown(burst_pessimistic_bind_verb, kill_child),
 		cmocka_unit_test_teardown(burst_pessimistic_watch, kill_child),
+		cmocka_unit_test_teardown(pods_watch_follows_the_api, kill_child),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
