@@ -643,6 +643,16 @@ void ledger_list_end(struct ledger *l, bool complete)
 				depart(l, p);
 		}
 	}
+	if (!l->listed) {
+		size_t pods = 0, held = 0;
+
+		for (i = 0; i < l->nnodes; i++)
+			for (k = 0; k < l->nodes[i]->npods; k++) {
+				pods += l->nodes[i]->pods[k]->state != POD_DEPARTED;
+				held += taken(l->nodes[i]->pods[k]);
+			}
+		log_info("pods listed for the assumed-pod ledger", "pods=%zu assumed=%zu", pods, held);
+	}
 	l->listed = true;
 	unlock_and_refresh(l);
 }

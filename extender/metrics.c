@@ -263,10 +263,10 @@ char *metrics_render(size_t *len)
 		"# TYPE numa_extender_decision_log_dropped_total counter\n"
 		"numa_extender_decision_log_dropped_total %llu\n",
 	    (unsigned long long)atomic_load(&decision_log_dropped));
-	put(&b, "# HELP numa_extender_kube_watch_restarts_total NodeResourceTopology watches reopened.\n"
+	put(&b, "# HELP numa_extender_kube_watch_restarts_total Watches reopened (NodeResourceTopology objects and, with the ledger, pods).\n"
 		"# TYPE numa_extender_kube_watch_restarts_total counter\n"
 		"numa_extender_kube_watch_restarts_total %llu\n"
-		"# HELP numa_extender_kube_relists_total Full lists of NodeResourceTopology objects.\n"
+		"# HELP numa_extender_kube_relists_total Full lists (NodeResourceTopology objects and, with the ledger, pods).\n"
 		"# TYPE numa_extender_kube_relists_total counter\n"
 		"numa_extender_kube_relists_total %llu\n"
 		"# HELP numa_extender_kube_watch_events_total Watch events by type.\n"
