@@ -311,6 +311,7 @@ void handle_prioritize(const struct handler_ctx *h, const char *body, size_t len
 	int64_t *scores;
 	unsigned char *found;
 	struct decision_record *record = NULL;
+	uint64_t demand_id = 0;
 	size_t i, n = 0;
 	char *json, *key;
 
@@ -330,15 +331,28 @@ void handle_prioritize(const struct handler_ctx *h, const char *body, size_t len
 		key = pod_demand_key(demand);
 		metrics_score_cache_hits(score_cache_get(key, store_generation(set), settings,
 							 args.names, args.nnames, scores, found));
+		demand_id = verdict_cache_demand(key);
 		free(key);
 	}
 	for (i = 0; i < args.nnames; i++) {
 		const struct store_node *sn;
+		struct verdict_entry cached;
 		struct verdict v;
 
 		if (found[i])
 			continue;
 		sn = store_get(set, args.names[i]);
+		/* Another pod's assumption or an NRT update since this pod's
+		 * filter changed some nodes (and the generation): the verdicts
+		 * of the nodes it left alone still hold, scores included. */
+		if (sn && demand_id && verdict_cache_get(sn->id, settings->id, demand_id, &cached)) {
+			scores[i] = cached.score;
+			metrics_verdict_cache_hit();
+			metrics_nodes(METRICS_PRIORITIZE, cached.outcome == WIRE_PASS ? METRICS_PASS
+							  : cached.outcome == WIRE_FAILED ? METRICS_FAILED
+											   : METRICS_UNRESOLVABLE, 1);
+			continue;
+		}
 		if (sn == NULL) {
 			metrics_nodes(METRICS_PRIORITIZE, METRICS_NO_INVENTORY, 1);
 			if (record)

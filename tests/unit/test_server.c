@@ -624,6 +624,74 @@ static void server_file_changes_under_load(void **state)
 	env_stop(&e);
 }
 
+/* The number after a metric's name in /metrics. */
+static long long metric_value(struct env *e, const char *name)
+{
+	struct http_response r;
+	const char *at;
+	long long v = -1;
+
+	request(e, "GET", "/metrics", NULL, &r);
+	at = strstr(r.body, name);
+	while (at && at != r.body && at[-1] != '\n')
+		at = strstr(at + 1, name);
+	if (at)
+		v = strtoll(at + strlen(name), NULL, 10);
+	http_response_cleanup(&r);
+	return v;
+}
+
+/* Another node's change (an NRT update, an assumed pod) between a pod's
+ * filter and its prioritize moves the inventory generation: the nodes it
+ * left alone keep their verdicts, scores included. */
+static void server_prioritize_keeps_verdicts_of_unchanged_nodes(void **state)
+{
+	char *body = read_file_or_die(FIXTURES "prioritize-request.json", NULL);
+	struct http_response r;
+	char *before, path[128], *text;
+	long long hits;
+	uint64_t generation;
+	struct store_set *set;
+	struct env e;
+
+	(void)state;
+	env_start(&e, true, NULL);
+	request(&e, "POST", "/v1/filter", body, &r);
+	assert_int_equal(r.status, 200);
+	http_response_cleanup(&r);
+	request(&e, "POST", "/v1/prioritize", body, &r);
+	before = strdup(r.body);
+	http_response_cleanup(&r);
+	/* worker-gpu-018 changes (same amounts, a new snapshot). */
+	set = store_acquire(e.store);
+	generation = store_generation(set);
+	store_release(set);
+	snprintf(path, sizeof path, "%s/worker-gpu-018.yaml", e.dir);
+	text = read_file_or_die(path, NULL);
+	text = realloc(text, strlen(text) + 32);
+	strcat(text, "# touched\n");
+	write_file(path, text);
+	free(text);
+	for (int i = 0; i < 500; i++) {
+		set = store_acquire(e.store);
+		if (store_generation(set) != generation) {
+			store_release(set);
+			break;
+		}
+		store_release(set);
+		usleep(20 * 1000);
+	}
+	hits = metric_value(&e, "numa_extender_verdict_cache_hits_total ");
+	request(&e, "POST", "/v1/prioritize", body, &r);
+	assert_string_equal(r.body, before);
+	http_response_cleanup(&r);
+	/* worker-gpu-017 from the cache, worker-gpu-018 judged again. */
+	assert_int_equal(metric_value(&e, "numa_extender_verdict_cache_hits_total "), hits + 1);
+	free(before);
+	free(body);
+	env_stop(&e);
+}
+
 /* --- mTLS --- */
 
 static void mtls(struct config *c)
@@ -706,6 +774,7 @@ int main(void)
 		cmocka_unit_test(server_readyz_waits_for_inventory),
 		cmocka_unit_test(server_missing_inventory_stance),
 		cmocka_unit_test(server_file_changes_under_load),
+		cmocka_unit_test(server_prioritize_keeps_verdicts_of_unchanged_nodes),
 		cmocka_unit_test(server_mtls_accepts_only_the_scheduler),
 		cmocka_unit_test(server_separate_metrics_listener),
 	};
