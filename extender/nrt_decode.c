@@ -406,6 +406,29 @@ out:
 	return rc;
 }
 
+/* Agents that predate the attribute (and RTE still) put the pods
+ * fingerprint in the annotation topology.node.k8s.io/fingerprint;
+ * scheduler-plugins falls back to it, and so do we: it becomes the
+ * nodeTopologyPodsFingerprint attribute when that is absent. */
+static void legacy_fingerprint(const struct doc *obj, struct nrt_object *out)
+{
+	const struct doc *ann = doc_lookup(doc_lookup(obj, "metadata"), "annotations");
+	const struct doc *fp = ann && ann->kind == DOC_OBJECT
+				       ? doc_lookup(ann, "topology.node.k8s.io/fingerprint") : NULL;
+	size_t i;
+
+	if (fp == NULL || (fp->kind != DOC_STRING && fp->kind != DOC_PLAIN) || fp->len == 0 ||
+	    memchr(fp->text, '\0', fp->len))
+		return;
+	for (i = 0; i < out->nattributes; i++)
+		if (out->attributes[i].name && strcmp(out->attributes[i].name, "nodeTopologyPodsFingerprint") == 0)
+			return;
+	out->attributes = xreallocarray(out->attributes, out->nattributes + 1, sizeof *out->attributes);
+	out->attributes[out->nattributes].name = xstrdup("nodeTopologyPodsFingerprint");
+	out->attributes[out->nattributes].value = xstrdup(fp->text);
+	out->nattributes++;
+}
+
 static bool api_version_known(const char *v)
 {
 	return strcmp(v, API_V1ALPHA1) == 0 || strcmp(v, API_V1ALPHA2) == 0;
@@ -466,6 +489,8 @@ static enum err decode_object(struct ctx *c, const struct doc *d, bool in_list,
 		rc = decode_policies(c, d, out);
 	if (rc == ERR_OK)
 		rc = decode_attributes(c, d, out);
+	if (rc == ERR_OK)
+		legacy_fingerprint(d, out);
 	if (rc == ERR_OK)
 		rc = decode_zones(c, d, out);
 	return rc;

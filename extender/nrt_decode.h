@@ -19,7 +19,9 @@
 #include "topology/nrt.h"
 
 /* One NodeResourceTopology object (kind NodeResourceTopology, apiVersion
- * topology.node.k8s.io/v1alpha1 or v1alpha2). out is overwritten; on error it
+ * topology.node.k8s.io/v1alpha1 or v1alpha2). The legacy annotation
+ * topology.node.k8s.io/fingerprint becomes the nodeTopologyPodsFingerprint
+ * attribute when that attribute is absent (scheduler-plugins' fallback). out is overwritten; on error it
  * is left zeroed. ERR_INVALID (schema), ERR_PARSE (quantity syntax),
  * ERR_RANGE (a number that does not fit). */
 enum err nrt_decode_doc(const struct doc *d, const char *origin,

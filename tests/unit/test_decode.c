@@ -179,6 +179,34 @@ static void decode_v1alpha1_policies(void **state)
 	nrt_objects_free(o, 1);
 }
 
+/* The legacy fingerprint annotation stands in for the attribute, never over it. */
+static void decode_legacy_fingerprint_annotation(void **state)
+{
+	static const char only[] =
+		"apiVersion: topology.node.k8s.io/v1alpha2\nkind: NodeResourceTopology\n"
+		"metadata:\n  name: n\n  annotations:\n    topology.node.k8s.io/fingerprint: pfp0v001aaaaaaaaaaaaaaaa\n"
+		"zones: []\n";
+	static const char both[] =
+		"{\"apiVersion\":\"topology.node.k8s.io/v1alpha2\",\"kind\":\"NodeResourceTopology\","
+		"\"metadata\":{\"name\":\"n\",\"annotations\":{\"topology.node.k8s.io/fingerprint\":\"pfp0v001aaaaaaaaaaaaaaaa\"}},"
+		"\"attributes\":[{\"name\":\"nodeTopologyPodsFingerprint\",\"value\":\"pfp0v001bbbbbbbbbbbbbbbb\"}],"
+		"\"zones\":[]}";
+	struct nrt_object *o = NULL;
+	struct errmsg msg;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(nrt_decode_buffer(only, strlen(only), "t", &o, &n, &msg), ERR_OK);
+	assert_int_equal(o->nattributes, 1);
+	assert_string_equal(o->attributes[0].name, "nodeTopologyPodsFingerprint");
+	assert_string_equal(o->attributes[0].value, "pfp0v001aaaaaaaaaaaaaaaa");
+	nrt_objects_free(o, n);
+	assert_int_equal(nrt_decode_buffer(both, strlen(both), "t", &o, &n, &msg), ERR_OK);
+	assert_int_equal(o->nattributes, 1);
+	assert_string_equal(o->attributes[0].value, "pfp0v001bbbbbbbbbbbbbbbb");
+	nrt_objects_free(o, n);
+}
+
 static void decode_multi_document_stream_skips_empty(void **state)
 {
 	struct errmsg msg = { { 0 } };
@@ -1069,6 +1097,7 @@ int main(void)
 		cmocka_unit_test(decode_json_nrt_fields),
 		cmocka_unit_test(decode_yaml_nrt_example),
 		cmocka_unit_test(decode_v1alpha1_policies),
+		cmocka_unit_test(decode_legacy_fingerprint_annotation),
 		cmocka_unit_test(decode_multi_document_stream_skips_empty),
 		cmocka_unit_test(decode_list_items_inherit_api_version),
 		cmocka_unit_test(decode_kubectl_list),
