@@ -500,7 +500,7 @@ static void flush(struct ledger *l, struct lnode *n, const struct nrt_object *ob
 	}
 }
 
-static struct store_node *overlay(void *arg, const struct store_node *base)
+static struct store_node *overlay(void *arg, const char *name, const struct store_node *base)
 {
 	struct ledger *l = arg;
 	struct store_node *out = NULL;
@@ -508,6 +508,19 @@ static struct store_node *overlay(void *arg, const struct store_node *base)
 	size_t i;
 	bool any = false;
 
+	if (base == NULL) {
+		/* The NRT is gone: nothing to take from until it returns. */
+		pthread_mutex_lock(&l->lock);
+		n = node_find(l, name);
+		if (n) {
+			forget_base_obj(n);
+			store_node_unref(n->base);
+			n->base = NULL;
+			n->flushed_base_id = 0;
+		}
+		pthread_mutex_unlock(&l->lock);
+		return NULL;
+	}
 	if (base->raw == NULL)
 		return NULL;
 	pthread_mutex_lock(&l->lock);

@@ -257,9 +257,13 @@ static void derive(struct store *s, struct batch_entry *e)
 {
 	struct store_node *derived;
 
-	if (s->overlay == NULL || e->node == NULL)
+	if (s->overlay == NULL)
 		return;
-	derived = s->overlay(s->overlay_arg, e->node);
+	if (e->node == NULL) {
+		s->overlay(s->overlay_arg, e->name, NULL);
+		return;
+	}
+	derived = s->overlay(s->overlay_arg, e->name, e->node);
 	if (derived == NULL)
 		return;
 	derived->base = e->node;

@@ -79,8 +79,10 @@ struct store_node *store_node_new(struct inventory_node *inventory, const char *
  * node store_refresh names, with the store's publish lock held (it must not
  * publish itself). It returns a new snapshot (store_node_new) to publish in
  * place of base, which the store then links as its base, or NULL to publish
- * base as it is. Set it before the first publish. */
-typedef struct store_node *(*store_overlay_fn)(void *arg, const struct store_node *base);
+ * base as it is. A deletion calls it with base NULL (its answer is ignored).
+ * Set it before the first publish. */
+typedef struct store_node *(*store_overlay_fn)(void *arg, const char *name,
+					       const struct store_node *base);
 void store_set_overlay(struct store *s, store_overlay_fn fn, void *arg);
 /* Derives the named nodes again from their bases (those in the current set)
  * and publishes the result; returns the new generation. */

@@ -411,6 +411,30 @@ static void ledger_exclusive_method_counts_exclusive_pods_only(void **state)
 	fix_stop(&f);
 }
 
+/* An NRT deleted and published again: the ledger lets go of the old one and
+ * its assumptions apply to the new one. */
+static void ledger_follows_a_deleted_nrt(void **state)
+{
+	struct fix f;
+	struct store_batch *b;
+	char *json;
+
+	(void)state;
+	fix_start(&f, LEDGER_PREDICTED, 30000, 600000);
+	publish(f.store, nrt_text("n1", 1, NULL, NULL, 16, 4));
+	bound(f.ledger, "u0", "p0", "n1", 4, 1, false, 0);
+	b = store_batch_new();
+	store_batch_delete(b, "n1");
+	store_publish(f.store, b);
+	json = ledger_json(f.ledger, "n1");
+	assert_non_null(strstr(json, "\"inventory\":false"));
+	assert_non_null(strstr(json, "\"state\":\"assumed\""));
+	free(json);
+	publish(f.store, nrt_text("n1", 2, NULL, NULL, 16, 4));
+	assert_int_equal(avail(f.store, "n1", "cpu", 0), 12);
+	fix_stop(&f);
+}
+
 /* scheduler-plugins resourcerequests.AreExclusiveForPod, case by case. */
 static bool exclusive(const char *containers, const struct inventory_node *node)
 {
@@ -502,6 +526,7 @@ int main(void)
 		cmocka_unit_test(ledger_list_counts_old_pods_as_reflected),
 		cmocka_unit_test(ledger_bind_records_at_once_and_undoes),
 		cmocka_unit_test(ledger_exclusive_method_counts_exclusive_pods_only),
+		cmocka_unit_test(ledger_follows_a_deleted_nrt),
 		cmocka_unit_test(exclusive_resources_rule),
 		cmocka_unit_test(pod_info_reads_the_watch_object),
 	};
