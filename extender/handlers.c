@@ -222,9 +222,12 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 			} else {
 				counts[outcome[i] == WIRE_UNRESOLVABLE ? METRICS_UNRESOLVABLE
 								       : METRICS_FAILED]++;
-				snprintf(summary, sizeof summary, "%s%s", cached.reason,
-					 stale ? " [inventory stale]" : "");
-				why[i] = intern(&reasons, summary);
+				if (stale) {
+					snprintf(summary, sizeof summary, "%s [inventory stale]", cached.reason);
+					why[i] = intern(&reasons, summary);
+				} else {
+					why[i] = intern(&reasons, cached.reason);
+				}
 				metrics_rejection(cached.kubelet_reason);
 			}
 			if (record)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* A small LRU of filter results; each entry holds its names sorted for
- * binary search. */
+/* A small LRU of filter results; each entry holds its names in request
+ * order with an open-addressing index over them (built in one pass: sorting
+ * 500 names cost more than the lookups it served). */
 #include "extender/score_cache.h"
 
 #include <pthread.h>
@@ -23,6 +24,8 @@ struct entry {
 	struct settings *settings;
 	struct pair *pairs;
 	size_t n;
+	uint32_t *index;   /* slots of pair index + 1 (0: empty), a power of two */
+	size_t slots;
 	uint64_t used;
 };
 
@@ -37,14 +40,30 @@ static void entry_clear(struct entry *e)
 	for (i = 0; i < e->n; i++)
 		free(e->pairs[i].name);
 	free(e->pairs);
+	free(e->index);
 	free(e->key);
 	settings_unref(e->settings);
 	memset(e, 0, sizeof *e);
 }
 
-static int by_name(const void *a, const void *b)
+static size_t name_hash(const char *s)
 {
-	return strcmp(((const struct pair *)a)->name, ((const struct pair *)b)->name);
+	size_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* The pair named name, or NULL. */
+static const struct pair *find(const struct entry *e, const char *name)
+{
+	size_t mask = e->slots - 1, at = name_hash(name) & mask;
+
+	for (; e->index[at] != 0; at = (at + 1) & mask)
+		if (strcmp(e->pairs[e->index[at] - 1].name, name) == 0)
+			return &e->pairs[e->index[at] - 1];
+	return NULL;
 }
 
 void score_cache_put(const char *key, uint64_t generation, struct settings *settings,
@@ -65,7 +84,20 @@ void score_cache_put(const char *key, uint64_t generation, struct settings *sett
 		fresh.pairs[i].score = scores[i];
 	}
 	fresh.n = n;
-	qsort(fresh.pairs, n, sizeof *fresh.pairs, by_name);
+	for (fresh.slots = 16; fresh.slots < 2 * n; fresh.slots *= 2)
+		;
+	fresh.index = xcalloc(fresh.slots, sizeof *fresh.index);
+	for (i = 0; i < n && i < UINT32_MAX - 1; i++) {
+		size_t at = name_hash(names[i]) & (fresh.slots - 1);
+
+		while (fresh.index[at] != 0) {
+			if (strcmp(fresh.pairs[fresh.index[at] - 1].name, names[i]) == 0)
+				break; /* a repeated name: the first one stands */
+			at = (at + 1) & (fresh.slots - 1);
+		}
+		if (fresh.index[at] == 0)
+			fresh.index[at] = (uint32_t)(i + 1);
+	}
 	pthread_mutex_lock(&lock);
 	fresh.used = ++tick;
 	for (i = 0; i < ENTRIES; i++) {
@@ -100,9 +132,8 @@ size_t score_cache_get(const char *key, uint64_t generation, const struct settin
 			continue;
 		e->used = ++tick;
 		for (k = 0; k < n; k++) {
-			struct pair probe = { names[k], 0 }, *p;
+			const struct pair *p = find(e, names[k]);
 
-			p = bsearch(&probe, e->pairs, e->n, sizeof *e->pairs, by_name);
 			if (p) {
 				scores[k] = p->score;
 				found[k] = 1;
