@@ -87,8 +87,25 @@ void handle_bind(const struct handler_ctx *h, const char *body, size_t len, stru
 		fail(out, &b, error);
 		goto out;
 	}
-	if (h->ledger)
-		added = ledger_bind(h->ledger, &spec, info.uid, b.node);
+	if (h->ledger) {
+		char why[320] = "";
+
+		switch (ledger_bind(h->ledger, &spec, info.uid, b.node, why, sizeof why)) {
+		case LEDGER_BIND_ADDED:
+			added = true;
+			break;
+		case LEDGER_BIND_KNOWN:
+			break;
+		case LEDGER_BIND_NO_FIT:
+			/* kube-scheduler forgets the pod and schedules it
+			 * again, against the ledger as it is now. */
+			snprintf(error, sizeof error,
+				 "node %s no longer fits pod %s/%s after pods assumed since its filter: %s",
+				 b.node, b.pod_namespace, b.pod_name, why);
+			fail(out, &b, error);
+			goto out;
+		}
+	}
 	free(a.body);
 	kube_create_binding(h->binder, b.pod_namespace, b.pod_name, info.uid, b.node, &a, &msg);
 	if (a.status != 201 && a.status != 200) {

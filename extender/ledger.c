@@ -352,49 +352,53 @@ static struct inventory_node *effective_inventory(struct lnode *n, const struct 
 
 /* What the pod will take: where the simulation puts it on the node as it is
  * now (predicted), else (pessimistic, or a pod the simulation would not
- * admit there) its exclusive amounts off every zone that lists them. */
-static void compute_usage(struct ledger *l, struct lpod *p)
+ * admit there) its exclusive amounts off every zone that lists them.
+ * Returns whether the simulation admits the pod on the node minus the other
+ * assumptions (true when there is nothing to judge); a rejection's short
+ * reason goes to why. */
+static bool compute_usage(struct ledger *l, struct lpod *p, char *why, size_t why_size)
 {
 	struct pod_demand *d = NULL;
 	struct errmsg msg;
 	struct demand_amount *amounts = NULL;
+	struct inventory_node *inv;
+	bool admit = true;
 	size_t n, i;
 
 	usage_free(p);
 	if (p->spec.ncontainers == 0 || pod_demand_new(&p->spec, &d, &msg) != ERR_OK)
-		return;
-	if (l->o.mode == LEDGER_PREDICTED) {
-		struct inventory_node *inv = effective_inventory(p->node, p, NULL);
+		return true;
+	inv = effective_inventory(p->node, p, NULL);
+	if (inv) {
 		struct verdict v;
 		int r, z;
 
-		if (inv) {
-			judge_node_ex(inv, d, 0, &v);
-			if (v.admit) {
-				for (r = 0; r < inv->nresources; r++)
-					for (z = 0; z < inv->numa_count; z++)
-						if (verdict_usage(&v, r, z) > 0)
-							usage_add(p, inv->resources[r].name, inv->numa_ids[z],
-								  verdict_usage(&v, r, z));
-				verdict_cleanup(&v);
-				inventory_node_free(inv);
-				pod_demand_free(d);
-				return;
-			}
-			verdict_cleanup(&v);
-			inventory_node_free(inv);
-		}
+		judge_node_ex(inv, d, 0, &v);
+		admit = v.admit;
+		if (!admit && why)
+			verdict_summary(&v, why, why_size);
+		if (admit && l->o.mode == LEDGER_PREDICTED)
+			for (r = 0; r < inv->nresources; r++)
+				for (z = 0; z < inv->numa_count; z++)
+					if (verdict_usage(&v, r, z) > 0)
+						usage_add(p, inv->resources[r].name, inv->numa_ids[z],
+							  verdict_usage(&v, r, z));
+		verdict_cleanup(&v);
+		inventory_node_free(inv);
 	}
-	n = pod_exclusive_amounts(d, &amounts);
-	for (i = 0; i < n; i++)
-		usage_add(p, amounts[i].name, -1, amounts[i].amount);
-	free(amounts);
+	if (p->nusage == 0) {
+		n = pod_exclusive_amounts(d, &amounts);
+		for (i = 0; i < n; i++)
+			usage_add(p, amounts[i].name, -1, amounts[i].amount);
+		free(amounts);
+	}
 	pod_demand_free(d);
+	return admit;
 }
 
 static void assume(struct ledger *l, struct lpod *p)
 {
-	compute_usage(l, p);
+	compute_usage(l, p, NULL, 0);
 	if (p->nusage == 0) {
 		p->state = POD_REFLECTED; /* takes nothing the agents count */
 		return;
@@ -731,22 +735,34 @@ static void spec_copy(const struct pod_spec *in, struct pod_spec *out)
 	}
 }
 
-bool ledger_bind(struct ledger *l, const struct pod_spec *spec, const char *uid, const char *node)
+enum ledger_bind_result ledger_bind(struct ledger *l, const struct pod_spec *spec, const char *uid,
+				    const char *node, char *why, size_t why_size)
 {
+	enum ledger_bind_result result = LEDGER_BIND_KNOWN;
 	struct pod_spec copy;
 	struct lpod *p;
-	bool added = false;
 
 	pthread_mutex_lock(&l->lock);
 	if (*slot(l, uid) == NULL) {
 		spec_copy(spec, &copy);
 		p = pod_add(l, uid, &copy, node);
-		added = true;
-		if (p->node->base)
-			assume(l, p);
+		result = LEDGER_BIND_ADDED;
+		if (p->node->base) {
+			/* kube-scheduler may have filtered this pod before an
+			 * earlier pod's bind arrived: check again, under the
+			 * lock that orders every assumption. */
+			if (!compute_usage(l, p, why, why_size)) {
+				pod_remove(l, p);
+				result = LEDGER_BIND_NO_FIT;
+			} else if (p->nusage > 0) {
+				p->state = POD_ASSUMED;
+				p->assumed_ms = store_now_ms();
+				mark_dirty(l, p->node);
+			}
+		}
 	}
 	unlock_and_refresh(l);
-	return added;
+	return result;
 }
 
 void ledger_bind_failed(struct ledger *l, const char *uid)

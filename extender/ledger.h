@@ -75,11 +75,22 @@ void ledger_pod_deleted(struct ledger *l, const char *uid);
 /* Whether a complete pod list has been applied (readiness). */
 bool ledger_listed(struct ledger *l);
 
-/* The bind verb, before it creates the Binding: assumes the pod on node at
- * once (a copy of spec is kept). Returns true when the pod was new to the
- * ledger (ledger_bind_failed undoes exactly that). */
-bool ledger_bind(struct ledger *l, const struct pod_spec *spec, const char *uid, const char *node);
-/* The Binding failed: forgets the pod unless the watch has seen it bound. */
+/* The bind verb, before it creates the Binding: re-validates and assumes
+ * the pod on node at once (a copy of spec is kept). kube-scheduler may have
+ * filtered the pod before an earlier pod's bind arrived, so the simulation
+ * must still admit it on the node minus every assumption: otherwise NO_FIT,
+ * the rejection's short reason in why, nothing recorded. KNOWN: the ledger
+ * had the pod already (the watch was quicker). A node without an inventory
+ * is not checked. */
+enum ledger_bind_result {
+	LEDGER_BIND_ADDED,
+	LEDGER_BIND_KNOWN,
+	LEDGER_BIND_NO_FIT,
+};
+enum ledger_bind_result ledger_bind(struct ledger *l, const struct pod_spec *spec, const char *uid,
+				    const char *node, char *why, size_t why_size);
+/* The Binding failed after ADDED: forgets the pod unless the watch has seen
+ * it bound. */
 void ledger_bind_failed(struct ledger *l, const char *uid);
 
 struct ledger_stats {

@@ -659,6 +659,83 @@ static void pods_watch_follows_the_api(void **state)
 	fake_apiserver_stop(c.api);
 }
 
+/* kube-scheduler filters the next pod before the previous pod's bind
+ * arrives: two pods pass filter on the same room for one; the second bind is
+ * refused with the reason (the scheduler then retries it), not bound. */
+static void bind_refuses_a_pod_that_no_longer_fits(void **state)
+{
+	struct fake_apiserver_options o = { NULL, NULL, TOKEN, true, false, 0 };
+	struct http_client *h;
+	struct cluster c;
+	struct json_object *r;
+	char body[4096], *stored;
+	int i, n, z;
+
+	(void)state;
+	memset(&c, 0, sizeof c);
+	c.api = fake_apiserver_start(&o);
+	assert_non_null(c.api);
+	for (n = 0; n < NODES; n++)
+		for (z = 0; z < NUMA; z++)
+			c.mem[n][z] = (int64_t)64 << 30;
+	c.cpu[0][0] = 4;
+	c.gpu[0][0] = 1;
+	for (i = 0; i < 2; i++) {
+		struct json_object *so;
+		char text[2048];
+
+		snprintf(c.pods[i].name, sizeof c.pods[i].name, "late-%d", i);
+		c.pods[i].node = -1;
+		pod_json(&c.pods[i], NULL, text, sizeof text);
+		fake_apiserver_pod_put(c.api, "burst", c.pods[i].name, text);
+		stored = fake_apiserver_pod_get(c.api, "burst", c.pods[i].name);
+		so = json_tokener_parse(stored);
+		snprintf(c.pods[i].uid, sizeof c.pods[i].uid, "%s",
+			 json_object_get_string(json_object_object_get(json_object_object_get(so, "metadata"), "uid")));
+		json_object_put(so);
+		free(stored);
+	}
+	agent_publish(&c);
+	write_files(&c, "predicted", true);
+	start_extender(&c);
+	h = http_client_new(NULL, NULL, NULL);
+	/* Both filters before either bind: both see node gpu-a's last room. */
+	for (i = 0; i < 2; i++) {
+		struct json_object *names = NULL;
+
+		request_body(&c.pods[i], body, sizeof body);
+		r = post(h, &c, "filter", body);
+		json_object_object_get_ex(r, "NodeNames", &names);
+		assert_int_equal(json_object_array_length(names), 1);
+		assert_string_equal(json_object_get_string(json_object_array_get_idx(names, 0)), "gpu-a");
+		json_object_put(r);
+	}
+	for (i = 0; i < 2; i++) {
+		snprintf(body, sizeof body,
+			 "{\"PodName\":\"%s\",\"PodNamespace\":\"burst\",\"PodUID\":\"%s\",\"Node\":\"gpu-a\"}",
+			 c.pods[i].name, c.pods[i].uid);
+		r = post(h, &c, "bind", body);
+		if (i == 0)
+			assert_string_equal(json_object_get_string(json_object_object_get(r, "Error")), "");
+		else
+			assert_non_null(strstr(json_object_get_string(json_object_object_get(r, "Error")),
+					       "no longer fits pod burst/late-1 after pods assumed since its filter: NUMA: "));
+		json_object_put(r);
+	}
+	stored = fake_apiserver_pod_get(c.api, "burst", "late-1");
+	assert_null(strstr(stored, "nodeName"));
+	free(stored);
+	stored = fake_apiserver_pod_get(c.api, "burst", "late-0");
+	assert_non_null(strstr(stored, "\"nodeName\":\"gpu-a\""));
+	free(stored);
+	assert_int_equal(metric(&c, "numa_extender_binds_total{result=\"error\"} "), 1);
+	assert_int_equal(metric(&c, "numa_extender_ledger_assumed_pods "), 1);
+	http_client_free(h);
+	stop_extender(&c);
+	unlink(c.decisions);
+	fake_apiserver_stop(c.api);
+}
+
 static void burst_predicted_bind_verb(void **state)
 {
 	(void)state;
@@ -691,6 +768,7 @@ int main(void)
 		cmocka_unit_test_teardown(burst_pessimistic_bind_verb, kill_child),
 		cmocka_unit_test_teardown(burst_pessimistic_watch, kill_child),
 		cmocka_unit_test_teardown(pods_watch_follows_the_api, kill_child),
+		cmocka_unit_test_teardown(bind_refuses_a_pod_that_no_longer_fits, kill_child),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

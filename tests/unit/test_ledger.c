@@ -358,24 +358,51 @@ static void ledger_bind_records_at_once_and_undoes(void **state)
 	struct fix f;
 	struct pod_spec spec;
 	struct ledger_stats st;
+	char why[320];
 
 	(void)state;
 	fix_start(&f, LEDGER_PREDICTED, 30000, 600000);
 	publish(f.store, nrt_text("n1", 1, NULL, NULL, 16, 4));
 	pod_spec_of("b0", 4, 1, &spec);
-	assert_true(ledger_bind(f.ledger, &spec, "ub0", "n1"));
+	assert_int_equal(ledger_bind(f.ledger, &spec, "ub0", "n1", why, sizeof why), LEDGER_BIND_ADDED);
 	assert_int_equal(avail(f.store, "n1", "cpu", 0), 12);
-	assert_false(ledger_bind(f.ledger, &spec, "ub0", "n1"));
+	assert_int_equal(ledger_bind(f.ledger, &spec, "ub0", "n1", why, sizeof why), LEDGER_BIND_KNOWN);
 	ledger_bind_failed(f.ledger, "ub0");
 	assert_int_equal(avail(f.store, "n1", "cpu", 0), 16);
 	ledger_stats(f.ledger, &st);
 	assert_int_equal(st.pods, 0);
 	/* Once the watch has seen it bound, a late failure report keeps it. */
-	assert_true(ledger_bind(f.ledger, &spec, "ub1", "n1"));
+	assert_int_equal(ledger_bind(f.ledger, &spec, "ub1", "n1", why, sizeof why), LEDGER_BIND_ADDED);
 	bound(f.ledger, "ub1", "b0", "n1", 4, 1, false, 0);
 	ledger_bind_failed(f.ledger, "ub1");
 	assert_int_equal(avail(f.store, "n1", "cpu", 0), 12);
 	pod_spec_cleanup(&spec);
+	fix_stop(&f);
+}
+
+/* Two pods filtered on the same state, bound to a node with room for one:
+ * the second bind is refused with the reason, and nothing of it recorded. */
+static void ledger_bind_revalidates(void **state)
+{
+	struct fix f;
+	struct pod_spec big;
+	struct ledger_stats st;
+	char why[320] = "";
+
+	(void)state;
+	fix_start(&f, LEDGER_PREDICTED, 30000, 600000);
+	/* NUMA 0: 16 CPUs free; NUMA 1 is published busy below. */
+	publish(f.store, nrt_text("n1", 1, NULL, NULL, 16, 4));
+	bound(f.ledger, "fill", "fill", "n1", 16, 4, false, 0); /* NUMA 0 now full */
+	pod_spec_of("big", 12, 1, &big);
+	assert_int_equal(ledger_bind(f.ledger, &big, "ubig1", "n1", why, sizeof why), LEDGER_BIND_ADDED);
+	assert_int_equal(avail(f.store, "n1", "cpu", 1), 4);
+	assert_int_equal(ledger_bind(f.ledger, &big, "ubig2", "n1", why, sizeof why), LEDGER_BIND_NO_FIT);
+	assert_string_equal(why, "NUMA: cannot align cpu, nvidia.com/gpu on one NUMA node (single-numa-node)");
+	ledger_stats(f.ledger, &st);
+	assert_int_equal(st.pods, 2);
+	assert_int_equal(avail(f.store, "n1", "cpu", 1), 4);
+	pod_spec_cleanup(&big);
 	fix_stop(&f);
 }
 
@@ -525,6 +552,7 @@ int main(void)
 		cmocka_unit_test(ledger_pessimistic_takes_every_zone),
 		cmocka_unit_test(ledger_list_counts_old_pods_as_reflected),
 		cmocka_unit_test(ledger_bind_records_at_once_and_undoes),
+		cmocka_unit_test(ledger_bind_revalidates),
 		cmocka_unit_test(ledger_exclusive_method_counts_exclusive_pods_only),
 		cmocka_unit_test(ledger_follows_a_deleted_nrt),
 		cmocka_unit_test(exclusive_resources_rule),
