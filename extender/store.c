@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copy-on-publish node sets: a sorted array of refcounted node snapshots.
- * Lookups are binary searches; a publish merges the sorted batch into a new
- * array (O(nodes + batch)), sharing every unchanged snapshot. */
+ * Lookups go through a hash index of positions, which a set shares with the
+ * one before it when the names did not change (every ledger refresh and NRT
+ * update); a publish merges the sorted batch into a new array (O(nodes +
+ * batch)), sharing every unchanged snapshot. */
 #include "extender/store.h"
 
 #include <pthread.h>
@@ -14,11 +16,19 @@
 
 static _Atomic uint64_t next_node_id = 1;
 
+/* Open addressing: slot -> position + 1 in the set's sorted array (0: empty). */
+struct name_index {
+	_Atomic int refs;
+	uint32_t *slots;
+	size_t mask;
+};
+
 struct store_set {
 	_Atomic int refs;
 	uint64_t generation;
 	struct store_node **nodes;  /* sorted by inventory->name */
 	size_t n;
+	struct name_index *index;   /* NULL: binary search */
 };
 
 struct store {
@@ -88,6 +98,60 @@ static struct store_set *set_new(size_t n, uint64_t generation)
 	return set;
 }
 
+static size_t name_hash(const char *s)
+{
+	size_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static void index_unref(struct name_index *x)
+{
+	if (x == NULL || atomic_fetch_sub_explicit(&x->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	free(x->slots);
+	free(x);
+}
+
+static struct name_index *index_build(const struct store_set *set)
+{
+	struct name_index *x;
+	size_t slots = 16, i;
+
+	if (set->n >= UINT32_MAX / 4)
+		return NULL;
+	while (slots < 2 * set->n)
+		slots *= 2;
+	x = xcalloc(1, sizeof *x);
+	atomic_init(&x->refs, 1);
+	x->slots = xcalloc(slots, sizeof *x->slots);
+	x->mask = slots - 1;
+	for (i = 0; i < set->n; i++) {
+		size_t at = name_hash(set->nodes[i]->inventory->name) & x->mask;
+
+		while (x->slots[at] != 0)
+			at = (at + 1) & x->mask;
+		x->slots[at] = (uint32_t)(i + 1);
+	}
+	return x;
+}
+
+/* Same names at the same positions: a publish that only replaced snapshots. */
+static bool same_names(const struct store_set *a, const struct store_set *b)
+{
+	size_t i;
+
+	if (a->n != b->n)
+		return false;
+	for (i = 0; i < a->n; i++)
+		if (a->nodes[i] != b->nodes[i] &&
+		    strcmp(a->nodes[i]->inventory->name, b->nodes[i]->inventory->name) != 0)
+			return false;
+	return true;
+}
+
 void store_release(struct store_set *set)
 {
 	size_t i;
@@ -96,6 +160,7 @@ void store_release(struct store_set *set)
 		return;
 	if (atomic_fetch_sub_explicit(&set->refs, 1, memory_order_acq_rel) != 1)
 		return;
+	index_unref(set->index);
 	for (i = 0; i < set->n; i++)
 		node_unref(set->nodes[i]);
 	free(set->nodes);
@@ -138,6 +203,19 @@ struct store_set *store_acquire(struct store *s)
 const struct store_node *store_get(const struct store_set *set, const char *name)
 {
 	size_t lo = 0, hi = set->n;
+
+	if (set->index) {
+		const struct name_index *x = set->index;
+		size_t at = name_hash(name) & x->mask;
+
+		for (; x->slots[at] != 0; at = (at + 1) & x->mask) {
+			const struct store_node *n = set->nodes[x->slots[at] - 1];
+
+			if (strcmp(n->inventory->name, name) == 0)
+				return n;
+		}
+		return NULL;
+	}
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -351,6 +429,12 @@ static uint64_t publish_locked(struct store *s, struct store_batch *b)
 		j++;
 	}
 	generation = set->generation;
+	if (old->index && same_names(old, set)) {
+		atomic_fetch_add_explicit(&old->index->refs, 1, memory_order_relaxed);
+		set->index = old->index;
+	} else {
+		set->index = index_build(set);
+	}
 	pthread_mutex_lock(&s->lock);
 	s->current = set;
 	pthread_mutex_unlock(&s->lock);
