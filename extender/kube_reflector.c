@@ -538,3 +538,8 @@ bool kube_reflector_listed(struct kube_reflector *k)
 {
 	return atomic_load(&k->listed);
 }
+
+const char *kube_reflector_server(struct kube_reflector *k)
+{
+	return k->creds.server;
+}

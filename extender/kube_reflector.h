@@ -56,6 +56,8 @@ enum err kube_reflector_start(const struct kube_reflector_ops *ops, void *arg,
 void kube_reflector_stop(struct kube_reflector *r);
 /* The fallback index the last successful list used (0 before it). */
 int kube_reflector_fallback(struct kube_reflector *r);
+/* The API server's address ("https://10.0.0.1:443"), for logs. */
+const char *kube_reflector_server(struct kube_reflector *r);
 /* Whether a complete list has been applied. */
 bool kube_reflector_listed(struct kube_reflector *r);
 

@@ -237,39 +237,40 @@ enum err kube_credentials_for(const struct config *cfg, struct kube_credentials 
 	return kube_credentials_in_cluster(out, msg);
 }
 
-void kube_reflector_limits_for(const struct config *cfg, struct kube_reflector_limits *out)
+enum err kube_reflector_start_for(const struct config *cfg, const struct kube_reflector_ops *ops,
+				  void *arg, struct kube_reflector **out, struct errmsg *msg)
 {
-	out->idle_ms = cfg->watch_idle_timeout_ms;
-	out->request_ms = cfg->request_timeout_ms;
-	out->max_event = (size_t)cfg->max_event_bytes;
+	struct kube_credentials creds;
+	struct kube_reflector_limits limits = {
+		cfg->watch_idle_timeout_ms, cfg->request_timeout_ms, (size_t)cfg->max_event_bytes,
+	};
+	enum err rc;
+
+	*out = NULL;
+	memset(&creds, 0, sizeof creds);
+	rc = kube_credentials_for(cfg, &creds, msg);
+	if (rc != ERR_OK) {
+		kube_credentials_cleanup(&creds);
+		return rc;
+	}
+	return kube_reflector_start(ops, arg, &creds, &limits, out, msg);
 }
 
 enum err source_kube_start(struct store *store, const struct config *cfg,
 			   struct source_kube **out, struct errmsg *msg)
 {
 	struct source_kube *k = xcalloc(1, sizeof *k);
-	struct kube_credentials creds;
-	struct kube_reflector_limits limits;
-	char server[512];
 	enum err rc;
 
 	*out = NULL;
 	k->store = store;
-	memset(&creds, 0, sizeof creds);
-	rc = kube_credentials_for(cfg, &creds, msg);
-	if (rc != ERR_OK) {
-		kube_credentials_cleanup(&creds);
-		free(k);
-		return rc;
-	}
-	snprintf(server, sizeof server, "%s", creds.server);
-	kube_reflector_limits_for(cfg, &limits);
-	rc = kube_reflector_start(&nrt_ops, k, &creds, &limits, &k->reflector, msg);
+	rc = kube_reflector_start_for(cfg, &nrt_ops, k, &k->reflector, msg);
 	if (rc != ERR_OK) {
 		free(k);
 		return rc;
 	}
-	log_info("watching NodeResourceTopology objects", "server=%s", server);
+	log_info("watching NodeResourceTopology objects", "server=%s",
+		 kube_reflector_server(k->reflector));
 	*out = k;
 	return ERR_OK;
 }

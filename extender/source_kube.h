@@ -32,8 +32,11 @@ const char *source_kube_version(struct source_kube *k);
 struct kube_credentials;
 enum err kube_credentials_for(const struct config *cfg, struct kube_credentials *out,
 			      struct errmsg *msg);
-struct kube_reflector_limits;
-void kube_reflector_limits_for(const struct config *cfg, struct kube_reflector_limits *out);
+/* A reflector with those credentials and cfg's watch limits. */
+struct kube_reflector;
+struct kube_reflector_ops;
+enum err kube_reflector_start_for(const struct config *cfg, const struct kube_reflector_ops *ops,
+				  void *arg, struct kube_reflector **out, struct errmsg *msg);
 
 #define NRT_RESOURCE "noderesourcetopologies.topology.node.k8s.io"
 

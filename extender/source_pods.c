@@ -190,21 +190,11 @@ enum err source_pods_start(struct ledger *ledger, const struct config *cfg,
 			   struct source_pods **out, struct errmsg *msg)
 {
 	struct source_pods *s = xcalloc(1, sizeof *s);
-	struct kube_credentials creds;
-	struct kube_reflector_limits limits;
 	enum err rc;
 
 	*out = NULL;
 	s->ledger = ledger;
-	memset(&creds, 0, sizeof creds);
-	rc = kube_credentials_for(cfg, &creds, msg);
-	if (rc != ERR_OK) {
-		kube_credentials_cleanup(&creds);
-		free(s);
-		return rc;
-	}
-	kube_reflector_limits_for(cfg, &limits);
-	rc = kube_reflector_start(&pod_ops, s, &creds, &limits, &s->reflector, msg);
+	rc = kube_reflector_start_for(cfg, &pod_ops, s, &s->reflector, msg);
 	if (rc != ERR_OK) {
 		free(s);
 		return rc;

@@ -37,6 +37,7 @@
 #include "extender/nrt_decode.h"
 #include "extender/pod_decode.h"
 #include "tests/support/fake_apiserver.h"
+#include "tests/support/free_port.h"
 #include "tests/support/http_client.h"
 #include "topology/demand.h"
 #include "topology/inventory.h"
@@ -52,22 +53,6 @@
 static const char *bin(void)
 {
 	return getenv("BIN") ? getenv("BIN") : "bin/numa-extender";
-}
-
-static int free_port(void)
-{
-	struct sockaddr_in a;
-	socklen_t len = sizeof a;
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
-
-	memset(&a, 0, sizeof a);
-	a.sin_family = AF_INET;
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-	port = ntohs(a.sin_port);
-	close(fd);
-	return port;
 }
 
 static double now_s(void)
@@ -493,38 +478,56 @@ static bool schedule(struct cluster *c, struct http_client *h, struct pod *p, bo
 	return true;
 }
 
-static void run_burst(const char *mode, bool bind_verb)
+/* An empty cluster: the fake API server, every zone free (16 CPUs, 4 GPUs,
+ * 64Gi) or, with full, only memory left. */
+static void cluster_start(struct cluster *c, bool full)
 {
 	struct fake_apiserver_options o = { NULL, NULL, TOKEN, true, false, 0 };
+	int n, z;
+
+	memset(c, 0, sizeof *c);
+	c->api = fake_apiserver_start(&o);
+	assert_non_null(c->api);
+	for (n = 0; n < NODES; n++)
+		for (z = 0; z < NUMA; z++) {
+			c->cpu[n][z] = full ? 0 : 16;
+			c->gpu[n][z] = full ? 0 : 4;
+			c->mem[n][z] = (int64_t)64 << 30;
+		}
+	for (n = 0; n < PODS; n++)
+		c->pods[n].node = -1;
+}
+
+/* count pending pods named prefix-NN in the API, their UIDs noted. */
+static void create_pods(struct cluster *c, int count, const char *prefix)
+{
+	int i;
+
+	for (i = 0; i < count; i++) {
+		char text[2048], *stored;
+		struct json_object *so;
+
+		snprintf(c->pods[i].name, sizeof c->pods[i].name, "%s-%02d", prefix, i);
+		pod_json(&c->pods[i], NULL, text, sizeof text);
+		fake_apiserver_pod_put(c->api, "burst", c->pods[i].name, text);
+		stored = fake_apiserver_pod_get(c->api, "burst", c->pods[i].name);
+		so = json_tokener_parse(stored);
+		snprintf(c->pods[i].uid, sizeof c->pods[i].uid, "%s",
+			 json_object_get_string(json_object_object_get(json_object_object_get(so, "metadata"), "uid")));
+		json_object_put(so);
+		free(stored);
+	}
+}
+
+static void run_burst(const char *mode, bool bind_verb)
+{
 	struct cluster c;
 	struct http_client *h;
 	int i, n, z, placed = 0, first_round = 0, round;
 	char *body = NULL;
 
-	memset(&c, 0, sizeof c);
-	c.api = fake_apiserver_start(&o);
-	assert_non_null(c.api);
-	for (n = 0; n < NODES; n++)
-		for (z = 0; z < NUMA; z++) {
-			c.cpu[n][z] = 16;
-			c.gpu[n][z] = 4;
-			c.mem[n][z] = (int64_t)64 << 30;
-		}
-	for (i = 0; i < PODS; i++) {
-		char text[2048], *stored;
-		struct json_object *so;
-
-		snprintf(c.pods[i].name, sizeof c.pods[i].name, "burst-%02d", i);
-		c.pods[i].node = -1;
-		pod_json(&c.pods[i], NULL, text, sizeof text);
-		fake_apiserver_pod_put(c.api, "burst", c.pods[i].name, text);
-		stored = fake_apiserver_pod_get(c.api, "burst", c.pods[i].name);
-		so = json_tokener_parse(stored);
-		snprintf(c.pods[i].uid, sizeof c.pods[i].uid, "%s",
-			 json_object_get_string(json_object_object_get(json_object_object_get(so, "metadata"), "uid")));
-		json_object_put(so);
-		free(stored);
-	}
+	cluster_start(&c, false);
+	create_pods(&c, PODS, "burst");
 	agent_publish(&c);
 	write_files(&c, mode, bind_verb);
 	start_extender(&c);
@@ -598,25 +601,14 @@ static void wait_metric(struct cluster *c, const char *name, int64_t want)
  * watch expired; a departed assumption is held until the NRT shows it. */
 static void pods_watch_follows_the_api(void **state)
 {
-	struct fake_apiserver_options o = { NULL, NULL, TOKEN, true, false, 0 };
 	struct cluster c;
 	char text[2048], fp[PODFINGERPRINT_LEN + 1];
-	int n, z;
+	int n;
 
 	(void)state;
-	memset(&c, 0, sizeof c);
-	c.api = fake_apiserver_start(&o);
-	assert_non_null(c.api);
-	for (n = 0; n < NODES; n++)
-		for (z = 0; z < NUMA; z++) {
-			c.cpu[n][z] = 16;
-			c.gpu[n][z] = 4;
-			c.mem[n][z] = (int64_t)64 << 30;
-		}
-	for (n = 0; n < 2; n++) {
+	cluster_start(&c, false);
+	for (n = 0; n < 2; n++)
 		snprintf(c.pods[n].name, sizeof c.pods[n].name, "w-%d", n);
-		c.pods[n].node = -1;
-	}
 	agent_publish(&c);
 	write_files(&c, "predicted", false);
 	start_extender(&c);
@@ -664,37 +656,17 @@ static void pods_watch_follows_the_api(void **state)
  * refused with the reason (the scheduler then retries it), not bound. */
 static void bind_refuses_a_pod_that_no_longer_fits(void **state)
 {
-	struct fake_apiserver_options o = { NULL, NULL, TOKEN, true, false, 0 };
 	struct http_client *h;
 	struct cluster c;
 	struct json_object *r;
 	char body[4096], *stored;
-	int i, n, z;
+	int i;
 
 	(void)state;
-	memset(&c, 0, sizeof c);
-	c.api = fake_apiserver_start(&o);
-	assert_non_null(c.api);
-	for (n = 0; n < NODES; n++)
-		for (z = 0; z < NUMA; z++)
-			c.mem[n][z] = (int64_t)64 << 30;
+	cluster_start(&c, true);
 	c.cpu[0][0] = 4;
 	c.gpu[0][0] = 1;
-	for (i = 0; i < 2; i++) {
-		struct json_object *so;
-		char text[2048];
-
-		snprintf(c.pods[i].name, sizeof c.pods[i].name, "late-%d", i);
-		c.pods[i].node = -1;
-		pod_json(&c.pods[i], NULL, text, sizeof text);
-		fake_apiserver_pod_put(c.api, "burst", c.pods[i].name, text);
-		stored = fake_apiserver_pod_get(c.api, "burst", c.pods[i].name);
-		so = json_tokener_parse(stored);
-		snprintf(c.pods[i].uid, sizeof c.pods[i].uid, "%s",
-			 json_object_get_string(json_object_object_get(json_object_object_get(so, "metadata"), "uid")));
-		json_object_put(so);
-		free(stored);
-	}
+	create_pods(&c, 2, "late");
 	agent_publish(&c);
 	write_files(&c, "predicted", true);
 	start_extender(&c);
@@ -719,13 +691,13 @@ static void bind_refuses_a_pod_that_no_longer_fits(void **state)
 			assert_string_equal(json_object_get_string(json_object_object_get(r, "Error")), "");
 		else
 			assert_non_null(strstr(json_object_get_string(json_object_object_get(r, "Error")),
-					       "no longer fits pod burst/late-1 after pods assumed since its filter: NUMA: "));
+					       "no longer fits pod burst/late-01 after pods assumed since its filter: NUMA: "));
 		json_object_put(r);
 	}
-	stored = fake_apiserver_pod_get(c.api, "burst", "late-1");
+	stored = fake_apiserver_pod_get(c.api, "burst", "late-01");
 	assert_null(strstr(stored, "nodeName"));
 	free(stored);
-	stored = fake_apiserver_pod_get(c.api, "burst", "late-0");
+	stored = fake_apiserver_pod_get(c.api, "burst", "late-00");
 	assert_non_null(strstr(stored, "\"nodeName\":\"gpu-a\""));
 	free(stored);
 	assert_int_equal(metric(&c, "numa_extender_binds_total{result=\"error\"} "), 1);

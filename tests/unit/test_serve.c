@@ -21,27 +21,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tests/support/free_port.h"
 #include "tests/support/http_client.h"
 
 static const char *bin(void)
 {
 	return getenv("BIN") ? getenv("BIN") : "bin/numa-extender";
-}
-
-static int free_port(void)
-{
-	struct sockaddr_in a;
-	socklen_t len = sizeof a;
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
-
-	memset(&a, 0, sizeof a);
-	a.sin_family = AF_INET;
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-	port = ntohs(a.sin_port);
-	close(fd);
-	return port;
 }
 
 static void write_config(const char *path, int port, const char *strategy)
