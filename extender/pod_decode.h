@@ -26,6 +26,14 @@
 enum err pod_decode_doc(const struct doc *d, const char *origin,
 			struct pod_spec *out, struct errmsg *msg);
 
+/* A pod that json-c parsed (a member of a request body, a watch event). Only
+ * what this decoder reads is converted: kube-scheduler's and the API
+ * server's pods carry managedFields, volumes, env and probes for nothing.
+ * Errors as pod_decode_doc's. */
+struct json_object;
+enum err pod_decode_json(struct json_object *o, const char *origin, struct pod_spec *out,
+			 struct errmsg *msg);
+
 /* A JSON or YAML text holding exactly one non-empty document. */
 enum err pod_decode_buffer(const char *buf, size_t len, const char *origin,
 			   struct pod_spec *out, struct errmsg *msg);

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "extender/doc.h"
 #include "extender/kube_reflector.h"
 #include "extender/log.h"
 #include "extender/pod_decode.h"
@@ -96,7 +95,6 @@ static int64_t scheduled_ms(struct json_object *o)
 bool pod_info_from_json(struct json_object *o, struct ledger_pod_info *info, struct pod_spec *spec)
 {
 	const char *phase = str_at(o, "status", "phase");
-	struct doc *d = NULL;
 	struct errmsg msg;
 
 	memset(info, 0, sizeof *info);
@@ -108,7 +106,7 @@ bool pod_info_from_json(struct json_object *o, struct ledger_pod_info *info, str
 	info->terminal = phase && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0);
 	info->scheduled_ms = scheduled_ms(o);
 	info->spec = spec;
-	if (doc_from_json(o, &d, &msg) != ERR_OK || pod_decode_doc(d, "pod watch", spec, &msg) != ERR_OK) {
+	if (pod_decode_json(o, "pod watch", spec, &msg) != ERR_OK) {
 		const char *ns = str_at(o, "metadata", "namespace");
 
 		char quoted[600];
@@ -121,7 +119,6 @@ bool pod_info_from_json(struct json_object *o, struct ledger_pod_info *info, str
 		spec->namespace_ = xstrdup(ns ? ns : "default");
 		spec->name = xstrdup(str_at(o, "metadata", "name"));
 	}
-	doc_free(d);
 	return true;
 }
 

@@ -825,81 +825,11 @@ static void pod_path(struct errmsg *msg)
 	}
 }
 
-/* A new object holding only the given members of o (shared, referenced). */
-static struct json_object *keep(struct json_object *o, const char *const *keys,
-				struct json_object *(*shape)(const char *key, struct json_object *v))
-{
-	struct json_object *out = json_object_new_object(), *v;
-
-	for (; *keys; keys++)
-		if (json_object_object_get_ex(o, *keys, &v))
-			json_object_object_add(out, *keys, shape ? shape(*keys, v) : json_object_get(v));
-	return out;
-}
-
-static struct json_object *keep_container(struct json_object *c)
-{
-	static const char *const fields[] = { "name", "resources", "restartPolicy", NULL };
-
-	return json_object_is_type(c, json_type_object) ? keep(c, fields, NULL) : json_object_get(c);
-}
-
-static struct json_object *shape_spec(const char *key, struct json_object *v)
-{
-	struct json_object *out;
-	size_t i;
-
-	(void)key;
-	if (!json_object_is_type(v, json_type_array))
-		return json_object_get(v);
-	out = json_object_new_array_ext((int)json_object_array_length(v));
-	for (i = 0; i < json_object_array_length(v); i++)
-		json_object_array_add(out, keep_container(json_object_array_get_idx(v, i)));
-	return out;
-}
-
-static struct json_object *shape_pod(const char *key, struct json_object *v)
-{
-	static const char *const metadata[] = { "name", "namespace", "uid", NULL };
-	static const char *const spec[] = { "initContainers", "containers", NULL };
-	static const char *const status[] = { "qosClass", NULL };
-
-	if (!json_object_is_type(v, json_type_object))
-		return json_object_get(v);
-	if (strcmp(key, "metadata") == 0)
-		return keep(v, metadata, NULL);
-	if (strcmp(key, "spec") == 0)
-		return keep(v, spec, shape_spec);
-	if (strcmp(key, "status") == 0)
-		return keep(v, status, NULL);
-	return json_object_get(v);
-}
-
-/* Only what pod_decode_doc reads, in the same places: a pod from
- * kube-scheduler carries managedFields, volumes, env and probes that would
- * otherwise be converted on every request for nothing. */
-static struct json_object *pod_essentials(struct json_object *jo)
-{
-	static const char *const top[] = { "kind", "metadata", "spec", "status", NULL };
-
-	return json_object_is_type(jo, json_type_object) ? keep(jo, top, shape_pod) : json_object_get(jo);
-}
-
 static enum err decode_pod(struct json_object *jo, struct pod_spec *pod,
 			   struct errmsg *msg)
 {
-	struct json_object *essentials = pod_essentials(jo);
-	struct doc *d = NULL;
-	enum err rc;
+	enum err rc = pod_decode_json(jo, "Pod", pod, msg);
 
-	rc = doc_from_json(essentials, &d, msg);
-	json_object_put(essentials);
-	if (rc != ERR_OK) {
-		errmsg_prefix(msg, "Pod: ");
-		return ERR_INVALID;
-	}
-	rc = pod_decode_doc(d, "Pod", pod, msg);
-	doc_free(d);
 	if (rc != ERR_OK) {
 		/* Quantity syntax and range errors too: the JSON was fine, the
 		 * pod is not usable, and the scheduler should hear why. */
