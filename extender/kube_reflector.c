@@ -165,6 +165,24 @@ static void log_http_error(struct kube_reflector *k, long status, const char *ve
 			 k->ops->resource, status, log_quote(body ? body : "", quoted, sizeof quoted));
 }
 
+/* The API version of a collection path: "v1alpha2" of
+ * "/apis/topology.node.k8s.io/v1alpha2/noderesourcetopologies", "v1" of
+ * "/api/v1/pods". */
+static void version_of(const char *path, char *out, size_t size)
+{
+	const char *p = strncmp(path, "/apis/", 6) == 0 ? strchr(path + 6, '/')
+							 : strncmp(path, "/api/", 5) == 0 ? path + 4 : NULL;
+	size_t n;
+
+	if (p == NULL) {
+		snprintf(out, size, "?");
+		return;
+	}
+	p++;
+	n = strcspn(p, "/");
+	snprintf(out, size, "%.*s", (int)n, p);
+}
+
 static void contact(struct kube_reflector *k)
 {
 	if (k->ops->contact)
@@ -197,15 +215,22 @@ static bool do_list(struct kube_reflector *k)
 		status = kube_get(k, path, false, buffer_write, &body, NULL, NULL, &msg);
 		if (status == 404 && cont[0] == '\0' && listed == 0 &&
 		    k->ops->path(k->arg, fallback + 1) != NULL) {
-			log_info("API version not served; trying the next one", "kind=%s path=%s",
-				 k->ops->kind, base);
+			char v1[32], v2[32], text[160];
+
+			version_of(base, v1, sizeof v1);
+			version_of(k->ops->path(k->arg, fallback + 1), v2, sizeof v2);
+			snprintf(text, sizeof text, "%s %s is not served; trying %s", v1, k->ops->kind, v2);
+			log_info(text, "path=%s", base);
 			free(body.p);
 			fallback++;
 			continue;
 		}
 		if (status != 200 || body.overflow) {
+			char text[160];
+
+			snprintf(text, sizeof text, "cannot list %s objects", k->ops->kind);
 			if (status < 0)
-				log_warn("cannot list", "kind=%s error=\"%s\"", k->ops->kind, msg.text);
+				log_warn(text, "error=\"%s\"", msg.text);
 			else if (body.overflow)
 				log_error("list page too large", "kind=%s limit_bytes=%zu", k->ops->kind,
 					  (size_t)LIST_MAX_BYTES);
