@@ -238,13 +238,13 @@ static void ledger_without_fingerprint_waits_assume_ttl(void **state)
 	struct ledger_stats st;
 
 	(void)state;
-	fix_start(&f, LEDGER_PREDICTED, 200, 600000);
+	fix_start(&f, LEDGER_PREDICTED, 1000, 600000);
 	publish(f.store, nrt_text("n1", 1, NULL, NULL, 16, 4));
 	bound(f.ledger, "u0", "p0", "n1", 4, 1, false, 0);
 	/* An update right away may predate the pod's admission: kept. */
 	publish(f.store, nrt_text("n1", 2, NULL, NULL, 16, 4));
 	assert_int_equal(avail(f.store, "n1", "cpu", 0), 12);
-	usleep(300 * 1000);
+	usleep(1200 * 1000);
 	/* The store refreshing the same NRT is not an update: still kept. */
 	{
 		const char *name = "n1";
@@ -266,15 +266,15 @@ static void ledger_mismatch_expires_after_max_age(void **state)
 	struct ledger_stats st;
 
 	(void)state;
-	fix_start(&f, LEDGER_PREDICTED, 100, 300);
+	fix_start(&f, LEDGER_PREDICTED, 100, 2000);
 	publish(f.store, nrt_text("n1", 1, "pfp0v001ffffffffffffffff", NULL, 16, 4));
 	bound(f.ledger, "u0", "p0", "n1", 4, 1, false, 0);
-	usleep(150 * 1000);
+	usleep(300 * 1000);
 	/* Past the TTL but a fingerprint is there and does not match. */
 	publish(f.store, nrt_text("n1", 2, "pfp0v001ffffffffffffffff", NULL, 16, 4));
 	ledger_stats(f.ledger, &st);
 	assert_int_equal(st.assumed, 1);
-	usleep(250 * 1000);
+	usleep(2000 * 1000);
 	publish(f.store, nrt_text("n1", 3, "pfp0v001ffffffffffffffff", NULL, 16, 4));
 	ledger_stats(f.ledger, &st);
 	assert_int_equal(st.assumed, 0);
