@@ -606,6 +606,8 @@ static void upsert(struct ledger *l, struct ledger_pod_info *info, bool from_lis
 		p->listed = true;
 		if (!bound || info->terminal)
 			depart(l, p);
+		else if (p->state == POD_DEPARTED)
+			p->state = POD_ASSUMED; /* a relist missed it; it is still there */
 		goto out;
 	}
 	if (!bound || info->terminal)

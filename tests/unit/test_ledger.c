@@ -350,6 +350,12 @@ static void ledger_list_counts_old_pods_as_reflected(void **state)
 	ledger_stats(f.ledger, &st);
 	assert_int_equal(st.pods, 1);
 	assert_int_equal(st.assumed, 1);
+	/* "new" shows up again after all: live and assumed once more. */
+	bound(f.ledger, "new", "new", "n1", 4, 1, false, 0);
+	ledger_stats(f.ledger, &st);
+	assert_int_equal(st.pods, 2);
+	assert_int_equal(st.assumed, 1);
+	assert_int_equal(avail(f.store, "n1", "cpu", 0), 12);
 	fix_stop(&f);
 }
 
