@@ -16,6 +16,7 @@
  * are a fixed shape around the caller's strings and the request's bytes. */
 #include "wire.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -65,7 +66,7 @@ static size_t skip_plain(const unsigned char *s, size_t i, size_t n)
 {
 	uint64_t w;
 
-	while (n - i >= 8) {
+	while (i < n && n - i >= 8) {
 		memcpy(&w, s + i, 8);
 		if (!word_plain(w))
 			break;
@@ -269,6 +270,8 @@ struct scan {
 	 * different spelling is a conflict (Go would merge or overwrite). */
 	char spelling[NFIELDS][KEY_MAX + 1];
 	bool seen[NFIELDS];
+	/* Where the last value of each field lies: [vstart, vend). */
+	size_t vstart[NFIELDS], vend[NFIELDS];
 	int conflict; /* the field spelled two ways, or -1 */
 	char conflict_key[KEY_MAX + 1];
 	/* Item spans [start, end) of the last items array of the last Nodes
@@ -316,13 +319,18 @@ static bool scan_string(struct scan *sc, bool key)
 		}
 		if (b[i] == '\\') {
 			if (i + 1 < sc->len && b[i + 1] == 'u') {
-				if (sc->len - i < 6)
+				if (sc->len - i < 6 || !isxdigit(b[i + 2]) || !isxdigit(b[i + 3]) ||
+				    !isxdigit(b[i + 4]) || !isxdigit(b[i + 5]))
 					return scan_fail(sc, i, "bad escape");
 				if (key && memcmp(b + i + 2, "0000", 4) == 0)
 					sc->nul_key = true;
 				i += 6;
-			} else {
+			} else if (i + 1 < sc->len) {
+				if (strchr("\"\\/bfnrt", b[i + 1]) == NULL || b[i + 1] == '\0')
+					return scan_fail(sc, i, "bad escape");
 				i += 2;
+			} else {
+				return scan_fail(sc, sc->pos, "unterminated string");
 			}
 		} else if (b[i] < 0x20) {
 			return scan_fail(sc, i, "unescaped control character in a string");
@@ -420,6 +428,7 @@ static bool scan_object(struct scan *sc, unsigned depth, enum role role)
 	for (;;) {
 		enum role child = ROLE_VALUE;
 		size_t kstart;
+		int field = -1;
 
 		scan_ws(sc);
 		if (sc->pos < sc->len && sc->b[sc->pos] == '\'')
@@ -438,6 +447,7 @@ static bool scan_object(struct scan *sc, unsigned depth, enum role role)
 			if (n != SIZE_MAX && role == ROLE_TOP &&
 			    (f = field_of(key, n)) >= 0) {
 				note_field(sc, f, key, n);
+				field = f;
 				if (f == FIELD_NODES)
 					child = ROLE_NODE_LIST;
 			} else if (n == 5 && role == ROLE_NODE_LIST &&
@@ -449,8 +459,13 @@ static bool scan_object(struct scan *sc, unsigned depth, enum role role)
 		if (sc->pos >= sc->len || sc->b[sc->pos] != ':')
 			return scan_fail(sc, sc->pos, "expected ':'");
 		sc->pos++;
+		scan_ws(sc);
+		if (field >= 0)
+			sc->vstart[field] = sc->pos;
 		if (!scan_value(sc, depth, child))
 			return false;
+		if (field >= 0)
+			sc->vend[field] = sc->pos;
 		scan_ws(sc);
 		if (sc->pos < sc->len && sc->b[sc->pos] == ',') {
 			sc->pos++;
@@ -685,29 +700,43 @@ static void find_repeats(struct wire_args *a, const uint32_t *hash)
 
 /* Copies n checked name strings into one buffer (two allocations, not n)
  * and marks repeats, hashing each name while it is at hand. */
-static void take_names(struct wire_args *a, struct json_object *const *objs,
-		       size_t n)
+/* Copies n names (text[i], lens[i] bytes) into a, back to back. */
+static void take_name_spans(struct wire_args *a, const char *const *text, const size_t *lens,
+			    size_t n)
 {
 	size_t i, total = 0, off = 0;
 	uint32_t *hash = xcalloc(n + 1, sizeof *hash);
 
 	for (i = 0; i < n; i++)
-		total += (size_t)json_object_get_string_len(objs[i]) + 1;
+		total += lens[i] + 1;
 	a->names = xcalloc(n + 1, sizeof *a->names);
 	a->_name_text = xmalloc(total ? total : 1);
 	for (i = 0; i < n; i++) {
-		size_t len = (size_t)json_object_get_string_len(objs[i]);
-
-		memcpy(a->_name_text + off, json_object_get_string(objs[i]),
-		       len + 1);
+		memcpy(a->_name_text + off, text[i], lens[i]);
+		a->_name_text[off + lens[i]] = '\0';
 		a->names[i] = a->_name_text + off;
-		hash[i] = name_hash(a->names[i], len);
-		off += len + 1;
+		hash[i] = name_hash(a->names[i], lens[i]);
+		off += lens[i] + 1;
 	}
 	a->nnames = n;
 	a->_name_size = total;
 	find_repeats(a, hash);
 	free(hash);
+}
+
+static void take_names(struct wire_args *a, struct json_object *const *objs,
+		       size_t n)
+{
+	const char **text = xcalloc(n + 1, sizeof *text);
+	size_t *lens = xcalloc(n + 1, sizeof *lens), i;
+
+	for (i = 0; i < n; i++) {
+		text[i] = json_object_get_string(objs[i]);
+		lens[i] = (size_t)json_object_get_string_len(objs[i]);
+	}
+	take_name_spans(a, text, lens, n);
+	free(text);
+	free(lens);
 }
 
 static enum err decode_names(struct json_object *arr, struct wire_args *a,
@@ -839,6 +868,104 @@ static enum err decode_pod(struct json_object *jo, struct pod_spec *pod,
 	return rc;
 }
 
+/* The names of a NodeNames array [start, end) of body when every element is
+ * a non-empty string without escapes (what kube-scheduler sends); false
+ * otherwise, for the general path and its exact messages. The scan already
+ * checked the syntax and the UTF-8, and raw control bytes (NUL among them)
+ * cannot appear in a string it accepted. */
+static bool plain_names(const char *body, size_t start, size_t end, const char ***text,
+			size_t **lens, size_t *n)
+{
+	size_t i = start + 1, cap = 0;
+
+	*text = NULL;
+	*lens = NULL;
+	*n = 0;
+	for (;;) {
+		const char *q;
+
+		while (i < end && strchr(" \t\n\r", body[i]) != NULL && body[i] != '\0')
+			i++;
+		if (i < end && body[i] == ']' && *n == 0)
+			return true;
+		if (i >= end || body[i] != '"')
+			return false;
+		q = memchr(body + i + 1, '"', end - i - 1);
+		if (q == NULL || q == body + i + 1 || memchr(body + i + 1, '\\', (size_t)(q - body) - i - 1))
+			return false;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 64;
+			*text = xreallocarray(*text, cap, sizeof **text);
+			*lens = xreallocarray(*lens, cap, sizeof **lens);
+		}
+		(*text)[*n] = body + i + 1;
+		(*lens)[*n] = (size_t)(q - body) - i - 1;
+		(*n)++;
+		i = (size_t)(q - body) + 1;
+		while (i < end && strchr(" \t\n\r", body[i]) != NULL && body[i] != '\0')
+			i++;
+		if (i < end && body[i] == ',') {
+			i++;
+			continue;
+		}
+		return i < end && body[i] == ']';
+	}
+}
+
+/* The common request without json-c's tree of every name: a scanned body
+ * with Pod an object, Nodes absent or null and NodeNames plain strings. Only
+ * the Pod is parsed by json-c. 1: decoded (or 0 > rc: the pod's own error,
+ * the same the general path gives); 0: not that request, take the general
+ * path. */
+static int decode_common(const struct scan *sc, const char *body, struct wire_args *out,
+			 enum err *rc, struct errmsg *msg)
+{
+	const char **text;
+	size_t *lens, n;
+	struct json_object *pod;
+	struct json_tokener *tok;
+	size_t ps, pe;
+
+	if (sc->nul_key || sc->conflict >= 0 || body[0] != '{' || !sc->seen[FIELD_POD] ||
+	    !sc->seen[FIELD_NODE_NAMES] || body[sc->vstart[FIELD_POD]] != '{' ||
+	    body[sc->vstart[FIELD_NODE_NAMES]] != '[' ||
+	    (sc->seen[FIELD_NODES] && (sc->vend[FIELD_NODES] - sc->vstart[FIELD_NODES] != 4 ||
+				       memcmp(body + sc->vstart[FIELD_NODES], "null", 4) != 0)))
+		return 0;
+	if (!plain_names(body, sc->vstart[FIELD_NODE_NAMES], sc->vend[FIELD_NODE_NAMES], &text, &lens, &n))
+		goto general;
+	ps = sc->vstart[FIELD_POD];
+	pe = sc->vend[FIELD_POD];
+	tok = json_tokener_new_ex(DOC_MAX_DEPTH);
+	if (tok == NULL)
+		abort();
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	pod = json_tokener_parse_ex(tok, body + ps, (int)(pe - ps));
+	if (pod == NULL || json_tokener_get_error(tok) != json_tokener_success ||
+	    json_tokener_get_parse_end(tok) != pe - ps) {
+		json_object_put(pod);
+		json_tokener_free(tok);
+		goto general;
+	}
+	json_tokener_free(tok);
+	*rc = decode_pod(pod, &out->pod, msg);
+	json_object_put(pod);
+	if (*rc == ERR_OK) {
+		out->mode = WIRE_NODE_NAMES;
+		take_name_spans(out, text, lens, n);
+	}
+	free(text);
+	free(lens);
+	return 1;
+general:
+	free(text);
+	free(lens);
+	return 0;
+}
+
+/* Tests compare the two paths: false sends every request the general way. */
+bool wire_common_path = true;
+
 enum err wire_decode_args(const char *body, size_t len, struct wire_args *out,
 			  struct errmsg *msg)
 {
@@ -856,6 +983,21 @@ enum err wire_decode_args(const char *body, size_t len, struct wire_args *out,
 		errmsg_set(msg, "request body larger than %d bytes", INT_MAX);
 		return ERR_TOO_LARGE;
 	}
+	/* The scan first: a body it accepts in the common shape needs no
+	 * json-c tree of its names. Anything else goes the general way, json-c
+	 * first, so that every message stays what it was. */
+	if (wire_common_path && scan_value(&sc, 0, ROLE_TOP) && (scan_ws(&sc), sc.pos == len) &&
+	    decode_common(&sc, body, out, &rc, msg)) {
+		free(sc.items);
+		if (rc != ERR_OK)
+			wire_args_cleanup(out);
+		return rc;
+	}
+	free(sc.items);
+	memset(&sc, 0, sizeof sc);
+	sc.b = body;
+	sc.len = len;
+	sc.conflict = -1;
 	rc = parse(body, len, &root, msg);
 	if (rc != ERR_OK)
 		goto out;

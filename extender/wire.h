@@ -82,6 +82,10 @@ struct wire_args {
 enum err wire_decode_args(const char *body, size_t len, struct wire_args *out,
 			  struct errmsg *msg);
 
+/* Tests only: false makes wire_decode_args take its general path (json-c's
+ * tree of the whole body) for the common request too, to compare the two. */
+extern bool wire_common_path;
+
 /* Frees everything wire_decode_args allocated and zeroes a; accepts a zeroed
  * struct. */
 void wire_args_cleanup(struct wire_args *a);

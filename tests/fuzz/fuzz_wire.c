@@ -13,6 +13,7 @@
 
 #include <json-c/json.h>
 
+#include "extender/encode.h"
 #include "extender/wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -176,6 +177,47 @@ static void check_prioritize(const struct wire_args *a)
 	free(scores);
 }
 
+/* What a decode produced, as one comparable text. */
+static char *outcome_text(enum err rc, const struct errmsg *msg, const struct wire_args *a)
+{
+	size_t cap = 256 + (rc == ERR_OK ? a->_name_size : 0), len, i;
+	char *pod = rc == ERR_OK ? pod_spec_to_json(&a->pod) : NULL, *out;
+
+	cap += pod ? strlen(pod) : 0;
+	out = malloc(cap + 1);
+	len = (size_t)snprintf(out, cap, "%d|%s|%d|%s|", (int)rc, rc == ERR_OK ? "" : msg->text,
+			       rc == ERR_OK ? (int)a->mode : -1, pod ? pod : "");
+	for (i = 0; rc == ERR_OK && i < a->nnames && len < cap; i++)
+		len += (size_t)snprintf(out + len, cap - len, "%s\n", a->names[i]);
+	free(pod);
+	return out;
+}
+
+/* The common-request path and the general one must agree on everything. */
+static void check_paths_agree(const uint8_t *data, size_t size)
+{
+	struct errmsg m1 = { { 0 } }, m2 = { { 0 } };
+	struct wire_args a1, a2;
+	enum err r1, r2;
+	char *t1, *t2;
+
+	wire_common_path = true;
+	r1 = wire_decode_args((const char *)data, size, &a1, &m1);
+	wire_common_path = false;
+	r2 = wire_decode_args((const char *)data, size, &a2, &m2);
+	wire_common_path = true;
+	t1 = outcome_text(r1, &m1, &a1);
+	t2 = outcome_text(r2, &m2, &a2);
+	if (strcmp(t1, t2) != 0) {
+		fprintf(stderr, "paths disagree:\ncommon:  %s\ngeneral: %s\n", t1, t2);
+		abort();
+	}
+	free(t1);
+	free(t2);
+	wire_args_cleanup(&a1);
+	wire_args_cleanup(&a2);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct errmsg msg = { { 0 } };
@@ -202,6 +244,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		wire_binding_cleanup(&b);
 		msg.text[0] = '\0';
 	}
+	check_paths_agree(data, size);
 	rc = wire_decode_args((const char *)data, size, &a, &msg);
 	if (rc != ERR_OK) {
 		if (msg.text[0] == '\0')

@@ -37,7 +37,6 @@
 #include "extender/nrt_decode.h"
 #include "extender/pod_decode.h"
 #include "tests/support/fake_apiserver.h"
-#include "tests/support/free_port.h"
 #include "tests/support/http_client.h"
 #include "topology/demand.h"
 #include "topology/inventory.h"
@@ -231,7 +230,10 @@ static void write_files(struct cluster *c, const char *mode, bool bind)
 	fd = mkstemp(c->config);
 	assert_true(fd >= 0);
 	f = fdopen(fd, "w");
-	c->port = free_port();
+	/* Port 0: the extender picks one and logs it. A port chosen here
+	 * could be taken by the extender's own API connections, which it
+	 * opens before it listens. */
+	c->port = 0;
 	snprintf(c->decisions, sizeof c->decisions, "%s.decisions.jsonl", c->config);
 	fprintf(f, "decisionLog: {path: %s}\n", c->decisions);
 	fprintf(f, "listen: \"127.0.0.1:%d\"\nurlPrefix: /numa\n"
@@ -291,6 +293,20 @@ static void start_extender(struct cluster *c)
 		_exit(127);
 	}
 	child = c->pid = pid;
+	for (t0 = now_s(); c->port == 0 && now_s() - t0 < 20; usleep(10 * 1000)) {
+		char *log, *at;
+
+		if (access(c->log, R_OK) != 0)
+			continue; /* the child has not opened it yet */
+		log = read_file_or_die(c->log, NULL);
+		at = strstr(log, "msg=\"listening\"");
+
+		if (at && (at = strstr(at, " port=")) != NULL)
+			c->port = atoi(at + 6);
+		free(log);
+	}
+	if (c->port == 0)
+		fail_msg("the extender never listened (see %s)", c->log);
 	/* Ready only once the NRTs and the pods are listed. */
 	for (t0 = now_s(); now_s() - t0 < 20; usleep(25 * 1000))
 		if (get(c, "/readyz", NULL) == 200)

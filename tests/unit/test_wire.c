@@ -16,6 +16,8 @@
 #include <json-c/json.h>
 
 #include "extender/doc.h"
+#include "extender/encode.h"
+#include "tests/support/http_client.h"
 #include "extender/wire.h"
 #include "topology/quantity.h"
 
@@ -1008,6 +1010,82 @@ static void wire_binding_args_and_result(void **state)
 	free(out);
 }
 
+/* Both decoding paths (the common request without json-c's tree of names,
+ * and the general one) give the same answer, messages included. */
+static void wire_common_and_general_paths_agree(void **state)
+{
+	static const char *const bodies[] = {
+		"{\"Pod\":{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\"}]}},"
+		"\"Nodes\":null,\"NodeNames\":[\"a\",\"b\",\"a\"]}",
+		"{\"Pod\":{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\"}]}},"
+		"\"NodeNames\":[]}",
+		" {\"Pod\":{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\"}]}},"
+		"\"NodeNames\":[\"a\"]}",
+		"{\"Pod\":{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\"}]}},"
+		"\"NodeNames\":[\"n\\u0061me\", \"x\"]}",
+		"{\"Pod\":{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\"}]}},"
+		"\"NodeNames\":[\"\"]}",
+		"{\"Pod\":{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\"}]}},"
+		"\"NodeNames\":[\"a\", 7]}",
+		"{\"Pod\":{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[]}},\"NodeNames\":[\"a\"]}",
+		"{\"Pod\":{},\"Pod\":{\"metadata\":{\"name\":\"q\"},\"spec\":{\"containers\":[{\"name\":\"c\"}]}},"
+		"\"NodeNames\":[\"a\"]}",
+		"{\"Pod\":{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\"}]}},"
+		"\"x\\d\":1,\"NodeNames\":[\"a\"]}",
+		"{\"pod\":{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\"}]}},"
+		"\"Pod\":{},\"NodeNames\":[\"a\"]}",
+		"{\"Pod\":{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\"}]}},"
+		"\"NodeNames\":[\"a\"],\"Nodes\":{\"items\":[]}}",
+		"{\"Pod\":{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":"
+		"{\"limits\":{\"cpu\":\"x\"}}}]}},\"NodeNames\":[\"a\"]}",
+		"{\"Pod\":{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\"}]}},"
+		"\"NodeNames\":[\"a\"]} x",
+		"{\"Pod\":{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\"}]}},"
+		"\"NodeNames\":[\"a\\",
+	};
+	static const char *const fixtures[] = { "filter-request-nodecache.json", "filter-request-fullnodes.json",
+						"prioritize-request.json" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof bodies / sizeof bodies[0] + sizeof fixtures / sizeof fixtures[0]; i++) {
+		struct wire_args a1, a2;
+		struct errmsg m1 = { { 0 } }, m2 = { { 0 } };
+		enum err r1, r2;
+		char *text = NULL, path[256];
+		size_t len, k;
+
+		if (i < sizeof bodies / sizeof bodies[0]) {
+			text = strdup(bodies[i]);
+			len = strlen(text);
+		} else {
+			snprintf(path, sizeof path, SHARED "%s", fixtures[i - sizeof bodies / sizeof bodies[0]]);
+			text = read_file_or_die(path, &len);
+		}
+		wire_common_path = true;
+		r1 = wire_decode_args(text, len, &a1, &m1);
+		wire_common_path = false;
+		r2 = wire_decode_args(text, len, &a2, &m2);
+		wire_common_path = true;
+		if (r1 != r2 || (r1 != ERR_OK && strcmp(m1.text, m2.text) != 0))
+			fail_msg("body %zu: %d \"%s\" vs %d \"%s\"", i, r1, m1.text, r2, m2.text);
+		if (r1 == ERR_OK) {
+			char *p1 = pod_spec_to_json(&a1.pod), *p2 = pod_spec_to_json(&a2.pod);
+
+			assert_string_equal(p1, p2);
+			free(p1);
+			free(p2);
+			assert_int_equal(a1.mode, a2.mode);
+			assert_int_equal(a1.nnames, a2.nnames);
+			for (k = 0; k < a1.nnames; k++)
+				assert_string_equal(a1.names[k], a2.names[k]);
+		}
+		wire_args_cleanup(&a1);
+		wire_args_cleanup(&a2);
+		free(text);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1041,6 +1119,7 @@ int main(void)
 		cmocka_unit_test(wire_encode_filter_error_shape),
 		cmocka_unit_test(wire_cleanup_accepts_zeroed_and_twice),
 		cmocka_unit_test(wire_binding_args_and_result),
+		cmocka_unit_test(wire_common_and_general_paths_agree),
 	};
 
 	return cmocka_run_group_tests_name("wire", tests, NULL, NULL);
