@@ -26,6 +26,7 @@
 
 #include "topology/quantity.h"
 #include "xalloc.h"
+#include "yaml_error.h"
 
 /* Bounds on what a config may cost: input bytes, collection nesting, and
  * entries of one list (scoring.resources, tls.clientNames). */
@@ -177,49 +178,7 @@ static const char *event_kind(const yaml_event_t *ev)
 /* libyaml's own complaint, in the same "origin:LINE:COL:" shape. */
 static enum err yaml_failure(struct loader *l, const yaml_parser_t *p)
 {
-	const char *problem = p->problem != NULL ? p->problem : "syntax error";
-	size_t line = 1, column = 1, i;
-
-	switch (p->error) {
-	case YAML_MEMORY_ERROR:
-		abort(); /* out of memory aborts, as everywhere */
-	case YAML_READER_ERROR:
-		/* Bad encoding carries a byte offset, not a mark: count the
-		 * lines up to it so the message keeps its usual shape. */
-		for (i = 0; i < p->problem_offset && i < l->len; i++) {
-			if (l->buf[i] == '\n') {
-				line++;
-				column = 1;
-			} else {
-				column++;
-			}
-		}
-		if (p->problem_value != -1)
-			errmsg_set(l->msg, "%s:%zu:%zu: %s (#%X at byte %zu)", l->origin,
-				   line, column, problem, (unsigned)p->problem_value,
-				   p->problem_offset);
-		else
-			errmsg_set(l->msg, "%s:%zu:%zu: %s (at byte %zu)", l->origin,
-				   line, column, problem, p->problem_offset);
-		return ERR_PARSE;
-	case YAML_NO_ERROR:
-	case YAML_SCANNER_ERROR:
-	case YAML_PARSER_ERROR:
-	case YAML_COMPOSER_ERROR:
-	case YAML_WRITER_ERROR:
-	case YAML_EMITTER_ERROR:
-		break;
-	}
-	if (p->context != NULL)
-		errmsg_set(l->msg, "%s:%zu:%zu: %s (%s at line %zu, column %zu)",
-			   l->origin, p->problem_mark.line + 1,
-			   p->problem_mark.column + 1, problem, p->context,
-			   p->context_mark.line + 1, p->context_mark.column + 1);
-	else
-		errmsg_set(l->msg, "%s:%zu:%zu: %s", l->origin,
-			   p->problem_mark.line + 1, p->problem_mark.column + 1,
-			   problem);
-	return ERR_PARSE;
+	return yaml_parser_failure(p, l->buf, l->len, l->origin, l->msg);
 }
 
 /* ---- Pass 1: is this YAML we accept? ----------------------------------- */

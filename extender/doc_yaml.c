@@ -11,6 +11,7 @@
 #include <yaml.h>
 
 #include "xalloc.h"
+#include "yaml_error.h"
 
 /* A collection being filled. Objects hold their next key here until its
  * value arrives. */
@@ -49,42 +50,6 @@ static enum err fail_at(struct builder *b, const yaml_mark_t *m,
 	return ERR_PARSE;
 }
 
-static enum err parser_error(struct builder *b, const yaml_parser_t *p)
-{
-	const char *problem = p->problem != NULL ? p->problem : "syntax error";
-
-	switch (p->error) {
-	case YAML_MEMORY_ERROR:
-		abort(); /* out of memory aborts, as everywhere */
-	case YAML_READER_ERROR:
-		if (p->problem_value != -1)
-			errmsg_set(b->msg, "%s: byte %zu: %s (#%X)", b->origin,
-				   p->problem_offset, problem,
-				   (unsigned)p->problem_value);
-		else
-			errmsg_set(b->msg, "%s: byte %zu: %s", b->origin,
-				   p->problem_offset, problem);
-		return ERR_PARSE;
-	case YAML_NO_ERROR:
-	case YAML_SCANNER_ERROR:
-	case YAML_PARSER_ERROR:
-	case YAML_COMPOSER_ERROR:
-	case YAML_WRITER_ERROR:
-	case YAML_EMITTER_ERROR:
-		break;
-	}
-	if (p->context != NULL)
-		errmsg_set(b->msg, "%s:%u:%u: %s (%s at line %u, column %u)",
-			   b->origin, mark_line(&p->problem_mark),
-			   mark_column(&p->problem_mark), problem, p->context,
-			   mark_line(&p->context_mark),
-			   mark_column(&p->context_mark));
-	else
-		errmsg_set(b->msg, "%s:%u:%u: %s", b->origin,
-			   mark_line(&p->problem_mark),
-			   mark_column(&p->problem_mark), problem);
-	return ERR_PARSE;
-}
 
 static bool tag_is_str(const yaml_char_t *tag)
 {
@@ -279,7 +244,7 @@ enum err doc_parse_yaml(const char *buf, size_t len, const char *origin,
 		yaml_event_t ev;
 
 		if (!yaml_parser_parse(&parser, &ev)) {
-			rc = parser_error(&b, &parser);
+			rc = yaml_parser_failure(&parser, buf, len, origin, msg);
 			goto out;
 		}
 		rc = handle_event(&b, &ev, &done);

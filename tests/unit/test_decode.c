@@ -927,7 +927,7 @@ static void decode_yaml_kinds_and_positions(void **state)
 	assert_int_equal(parse_text("a: \"\\x00\"\n\"\\x00\": 1\n", &msg), ERR_PARSE);
 	assert_string_equal(msg.text, "y:2:1: a mapping key contains a NUL byte");
 	assert_int_equal(parse_text("a: \x01\n", &msg), ERR_PARSE);
-	assert_string_equal(msg.text, "y: byte 3: control characters are not allowed (#1)");
+	assert_string_equal(msg.text, "y:1:4: control characters are not allowed (#1 at byte 3)");
 }
 
 static void decode_kind_names(void **state)
