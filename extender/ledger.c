@@ -16,6 +16,7 @@
 #include "extender/encode.h"
 #include "extender/log.h"
 #include "extender/nrt_decode.h"
+#include "extender/strhash.h"
 #include "extender/xalloc.h"
 #include "topology/demand.h"
 #include "topology/exclusive.h"
@@ -86,18 +87,9 @@ const char *ledger_mode_name(enum ledger_mode m)
 
 /* --- tables --- */
 
-static size_t hash(const char *s)
-{
-	size_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 static struct lpod **slot(struct ledger *l, const char *uid)
 {
-	struct lpod **p = &l->table[hash(uid) % l->buckets];
+	struct lpod **p = &l->table[strhash(uid) % l->buckets];
 
 	while (*p && strcmp((*p)->uid, uid) != 0)
 		p = &(*p)->next;
@@ -116,8 +108,8 @@ static void grow_table(struct ledger *l)
 			struct lpod *p = table[i];
 
 			table[i] = p->next;
-			p->next = l->table[hash(p->uid) % l->buckets];
-			l->table[hash(p->uid) % l->buckets] = p;
+			p->next = l->table[strhash(p->uid) % l->buckets];
+			l->table[strhash(p->uid) % l->buckets] = p;
 		}
 	}
 	free(table);

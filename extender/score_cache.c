@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "extender/strhash.h"
 #include "extender/xalloc.h"
 
 #define ENTRIES 16
@@ -46,19 +47,10 @@ static void entry_clear(struct entry *e)
 	memset(e, 0, sizeof *e);
 }
 
-static size_t name_hash(const char *s)
-{
-	size_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 /* The pair named name, or NULL. */
 static const struct pair *find(const struct entry *e, const char *name)
 {
-	size_t mask = e->slots - 1, at = name_hash(name) & mask;
+	size_t mask = e->slots - 1, at = strhash(name) & mask;
 
 	for (; e->index[at] != 0; at = (at + 1) & mask)
 		if (strcmp(e->pairs[e->index[at] - 1].name, name) == 0)
@@ -88,7 +80,7 @@ void score_cache_put(const char *key, uint64_t generation, struct settings *sett
 		;
 	fresh.index = xcalloc(fresh.slots, sizeof *fresh.index);
 	for (i = 0; i < n && i < UINT32_MAX - 1; i++) {
-		size_t at = name_hash(names[i]) & (fresh.slots - 1);
+		size_t at = strhash(names[i]) & (fresh.slots - 1);
 
 		while (fresh.index[at] != 0) {
 			if (strcmp(fresh.pairs[fresh.index[at] - 1].name, names[i]) == 0)

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "extender/strhash.h"
 #include "extender/xalloc.h"
 
 static _Atomic uint64_t next_node_id = 1;
@@ -98,15 +99,6 @@ static struct store_set *set_new(size_t n, uint64_t generation)
 	return set;
 }
 
-static size_t name_hash(const char *s)
-{
-	size_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 static void index_unref(struct name_index *x)
 {
 	if (x == NULL || atomic_fetch_sub_explicit(&x->refs, 1, memory_order_acq_rel) != 1)
@@ -129,7 +121,7 @@ static struct name_index *index_build(const struct store_set *set)
 	x->slots = xcalloc(slots, sizeof *x->slots);
 	x->mask = slots - 1;
 	for (i = 0; i < set->n; i++) {
-		size_t at = name_hash(set->nodes[i]->inventory->name) & x->mask;
+		size_t at = strhash(set->nodes[i]->inventory->name) & x->mask;
 
 		while (x->slots[at] != 0)
 			at = (at + 1) & x->mask;
@@ -206,7 +198,7 @@ const struct store_node *store_get(const struct store_set *set, const char *name
 
 	if (set->index) {
 		const struct name_index *x = set->index;
-		size_t at = name_hash(name) & x->mask;
+		size_t at = strhash(name) & x->mask;
 
 		for (; x->slots[at] != 0; at = (at + 1) & x->mask) {
 			const struct store_node *n = set->nodes[x->slots[at] - 1];
