@@ -971,6 +971,7 @@ enum err wire_decode_args(const char *body, size_t len, struct wire_args *out,
 {
 	struct json_object *root = NULL, *val[NFIELDS] = { NULL };
 	struct scan sc;
+	bool scanned;
 	enum err rc;
 	int f;
 
@@ -983,26 +984,22 @@ enum err wire_decode_args(const char *body, size_t len, struct wire_args *out,
 		errmsg_set(msg, "request body larger than %d bytes", INT_MAX);
 		return ERR_TOO_LARGE;
 	}
-	/* The scan first: a body it accepts in the common shape needs no
-	 * json-c tree of its names. Anything else goes the general way, json-c
-	 * first, so that every message stays what it was. */
-	if (wire_common_path && scan_value(&sc, 0, ROLE_TOP) && (scan_ws(&sc), sc.pos == len) &&
-	    decode_common(&sc, body, out, &rc, msg)) {
+	/* The scan first, once: a body it accepts in the common shape needs
+	 * no json-c tree of its names. Anything else goes the general way,
+	 * json-c's verdict first, so that every message stays what it was. */
+	scanned = scan_value(&sc, 0, ROLE_TOP) && (scan_ws(&sc), sc.pos == len);
+	if (!scanned)
+		scan_fail(&sc, sc.pos, "unexpected data after the value");
+	else if (wire_common_path && decode_common(&sc, body, out, &rc, msg)) {
 		free(sc.items);
 		if (rc != ERR_OK)
 			wire_args_cleanup(out);
 		return rc;
 	}
-	free(sc.items);
-	memset(&sc, 0, sizeof sc);
-	sc.b = body;
-	sc.len = len;
-	sc.conflict = -1;
 	rc = parse(body, len, &root, msg);
 	if (rc != ERR_OK)
 		goto out;
-	if (!scan_value(&sc, 0, ROLE_TOP) || (scan_ws(&sc), sc.pos != len)) {
-		scan_fail(&sc, sc.pos, "unexpected data after the value");
+	if (!scanned) {
 		errmsg_set(msg, "invalid JSON at byte %zu: %s", sc.bad, sc.problem);
 		rc = ERR_PARSE;
 		goto out;
