@@ -143,7 +143,8 @@ struct fix {
 
 static void fix_start(struct fix *f, enum ledger_mode mode, int64_t ttl, int64_t max_age)
 {
-	struct ledger_options o = { mode, ttl, max_age, true };
+	/* Pessimistic runs without the decision log's NRT JSON, to cover both. */
+	struct ledger_options o = { mode, ttl, max_age, mode == LEDGER_PREDICTED };
 
 	f->store = store_new();
 	f->ledger = ledger_new(f->store, &o);
@@ -191,6 +192,16 @@ static void ledger_predicted_takes_the_predicted_zone(void **state)
 	ledger_stats(f.ledger, &st);
 	assert_int_equal(st.pods, 5);
 	assert_int_equal(st.assumed, 5);
+	{
+		struct store_set *set = store_acquire(f.store);
+		const struct store_node *n = store_get(set, "n1");
+
+		/* The decision log's copy says what was judged: NUMA 1 at 12. */
+		assert_non_null(n->raw);
+		assert_non_null(strstr(n->raw, "\"available\":12"));
+		assert_non_null(strstr(n->version, "+ledger."));
+		store_release(set);
+	}
 	fix_stop(&f);
 }
 
@@ -245,6 +256,8 @@ static void ledger_without_fingerprint_waits_assume_ttl(void **state)
 	publish(f.store, nrt_text("n1", 2, NULL, NULL, 16, 4));
 	assert_int_equal(avail(f.store, "n1", "cpu", 0), 12);
 	usleep(1200 * 1000);
+	ledger_stats(f.ledger, &st);
+	assert_true(st.oldest_assumed_ms >= 1200);
 	/* The store refreshing the same NRT is not an update: still kept. */
 	{
 		const char *name = "n1";
@@ -321,6 +334,17 @@ static void ledger_pessimistic_takes_every_zone(void **state)
 	assert_int_equal(avail(f.store, "n1", "nvidia.com/gpu", 0), 3);
 	assert_int_equal(avail(f.store, "n1", "nvidia.com/gpu", 1), 3);
 	assert_int_equal(avail(f.store, "n1", "memory", 1), (int64_t)63 << 30);
+	{
+		struct store_set *set = store_acquire(f.store);
+		const struct store_node *n = store_get(set, "n1");
+
+		/* No decision log: the effective snapshot carries no JSON, its
+		 * base does. */
+		assert_null(n->raw);
+		assert_non_null(n->base);
+		assert_non_null(n->base->raw);
+		store_release(set);
+	}
 	fix_stop(&f);
 }
 
