@@ -99,7 +99,8 @@ $(BUILD)/bench/%: tests/bench/%.c $(HELP_OBJ) $(LIBEXT) $(LIBTOPO) $(BUILD)/.fla
 # The suite: every unit binary, then the explain command on every shared
 # scenario; one closing line "N passed, N failed".
 test: deps
-	@$(MAKE) --no-print-directory $(BIN) $(UNIT_BIN)
+	@# The benchmarks are built too (not run), so that none rots unseen.
+	@$(MAKE) --no-print-directory $(BIN) $(UNIT_BIN) $(BENCH_BIN)
 	@BUILD=$(BUILD) BIN=$(BIN) sh tests/run-tests.sh $(UNIT_BIN)
 
 check: test

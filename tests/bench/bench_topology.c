@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tests/support/bench_machine.h"
 #include "tests/support/ref_merge.h"
 #include "topology/alloc.h"
 #include "topology/arena.h"
@@ -140,73 +141,6 @@ static int rnd_below(int k)
 
 static volatile uint64_t sink; /* keeps results observable */
 static long official_checks;   /* measured inputs also run through ref_merge.c */
-
-/* --- machine header --- */
-
-/* The flags stamp the Makefile writes next to the build outputs
- * (<build>/.flags, the binary being <build>/bench/bench_topology). */
-static void read_flags(const char *argv0, char *out, size_t size)
-{
-	char path[1024];
-	char *slash;
-	FILE *f;
-
-	snprintf(out, size, "unknown");
-	if (argv0 == NULL || strlen(argv0) + 8 >= sizeof path)
-		return;
-	snprintf(path, sizeof path, "%s", argv0);
-	slash = strrchr(path, '/');
-	if (slash == NULL)
-		return;
-	*slash = '\0';
-	slash = strrchr(path, '/');
-	if (slash != NULL)
-		*slash = '\0';
-	else
-		snprintf(path, sizeof path, ".");
-	strcat(path, "/.flags");
-	f = fopen(path, "r");
-	if (f == NULL)
-		return;
-	if (fgets(out, (int)size, f) == NULL)
-		snprintf(out, size, "unknown");
-	out[strcspn(out, "\n")] = '\0';
-	fclose(f);
-}
-
-static void print_header(const char *argv0)
-{
-	struct utsname u;
-	char model[160] = "unknown", line[512], flags[768];
-	FILE *f = fopen("/proc/cpuinfo", "r");
-
-	if (f != NULL) {
-		while (fgets(line, sizeof line, f)) {
-			char *colon = strchr(line, ':');
-
-			if (strncmp(line, "model name", 10) != 0 || colon == NULL)
-				continue;
-			colon++;
-			while (*colon == ' ' || *colon == '\t')
-				colon++;
-			colon[strcspn(colon, "\n")] = '\0';
-			snprintf(model, sizeof model, "%s", colon);
-			break;
-		}
-		fclose(f);
-	}
-	if (uname(&u) != 0)
-		snprintf(u.machine, sizeof u.machine, "unknown");
-	read_flags(argv0, flags, sizeof flags);
-	printf("machine: %s, %s, nproc %ld; compiler: %s %s; flags: %s\n", u.machine, model,
-	       sysconf(_SC_NPROCESSORS_ONLN),
-#ifdef __clang__
-	       "clang",
-#else
-	       "gcc",
-#endif
-	       __VERSION__, flags);
-}
 
 /* ======================================================================
  * Part 1: the merge.
@@ -1192,7 +1126,7 @@ static void pod_build(struct pod_spec *pod, struct pod_demand **demand)
 		die("internal error: the bench pod is not Guaranteed with exclusive CPUs");
 }
 
-static void verdict_summary(const struct verdict *v, char *buf, size_t size)
+static void verdict_outline(const struct verdict *v, char *buf, size_t size)
 {
 	size_t i, len;
 
@@ -1277,7 +1211,7 @@ static void part_judge(void)
 		double ns;
 
 		judge_node(node, demand, &v);
-		verdict_summary(&v, summary, sizeof summary);
+		verdict_outline(&v, summary, sizeof summary);
 		if (v.admit != want_admit || (c->reject && v.reason != REASON_TOPOLOGY_AFFINITY))
 			die("internal error: %s: unexpected verdict: %s (%s)", node->name, summary,
 			    v.message);
@@ -1355,7 +1289,7 @@ int main(int argc, char **argv)
 		cfg.port_checks = 300;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	print_header(argc > 0 ? argv[0] : NULL);
+	bench_print_machine(argc > 0 ? argv[0] : NULL);
 	part_merge();
 	part_judge();
 	printf("\ntotal %.1f s\n", (double)(now_ns() - t0) / 1e9);
