@@ -298,7 +298,7 @@ static void cluster_publish(struct store *st)
  * Requests, expected replies and their checks.
  * ====================================================================== */
 
-/* The pod of ../shared/fixtures/wire/filter-request-nodecache.json, compact:
+/* The pod of tests/data/fixtures/wire/filter-request-nodecache.json, compact:
  * Guaranteed; server: cpu 8, memory 32Gi, nvidia.com/gpu 1, dsa 1; metrics:
  * cpu 1, memory 512Mi. */
 static const char pod_json[] =

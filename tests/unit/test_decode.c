@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Tests for the document tree (extender/doc*.c) and the NRT and pod decoders
  * (extender/nrt_decode.c, extender/pod_decode.c), against fixture files under
- * tests/data/decode/ and every shared scenario. Run from the repository root. */
+ * tests/data/decode/ and every scenario in tests/data/scenarios. Run from the repository root. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,7 +19,7 @@
 #include "topology/quantity.h"
 
 #define DATA "tests/data/decode/"
-#define SCENARIOS "../shared/fixtures/scenarios"
+#define SCENARIOS "tests/data/scenarios"
 
 static char *slurp(const char *path, size_t *len)
 {
@@ -658,7 +658,7 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*x, *y);
 }
 
-/* Every shared scenario's NRT and pod decode, and the decoded pod lists its
+/* Every scenario's NRT and pod decode, and the decoded pod lists its
  * containers in the order the scenario's expectations name them. */
 static void decode_scenarios(void **state)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The pod-set fingerprint against the podfingerprint project's published
- * vector (../shared/fixtures/podfingerprint: 259 pods). */
+ * vector (tests/data/fixtures/podfingerprint: 259 pods). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,7 +14,7 @@
 
 #include "topology/podfingerprint.h"
 
-#define DIR "../shared/fixtures/podfingerprint/"
+#define DIR "tests/data/fixtures/podfingerprint/"
 
 static void podfingerprint_matches_published_vector(void **state)
 {

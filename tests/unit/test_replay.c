@@ -52,8 +52,8 @@ static void record(const char *log, int64_t max_bytes, int rounds)
 	struct store *store = store_new();
 	struct config cfg;
 	struct errmsg msg;
-	char *filter = read_file_or_die("../shared/fixtures/wire/filter-request-nodecache.json", NULL);
-	char *prio = read_file_or_die("../shared/fixtures/wire/prioritize-request.json", NULL);
+	char *filter = read_file_or_die("tests/data/fixtures/wire/filter-request-nodecache.json", NULL);
+	char *prio = read_file_or_die("tests/data/fixtures/wire/prioritize-request.json", NULL);
 	int i;
 
 	config_init(&cfg);

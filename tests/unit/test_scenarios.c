@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Every scenario file (NRT + pod + the kubelet's expected verdict) through the
  * same path as `numa-extender explain -o json`: decode, judge, encode; then
- * the JSON is read back and compared with "expect". Scenarios come from the
- * shared fixtures (../shared/fixtures/scenarios) and from tests/data/scenarios
- * (our own cases for the rules of kubelet-topology-manager.md §6). */
+ * the JSON is read back and compared with "expect". Scenarios live in
+ * tests/data/scenarios: the reference scenarios (numbered below 100) and our
+ * own cases for the rules of kubelet-topology-manager.md §6 (100 and up). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,7 +21,7 @@
 #include "extender/nrt_decode.h"
 #include "extender/pod_decode.h"
 
-static const char *const dirs[] = { "../shared/fixtures/scenarios", "tests/data/scenarios" };
+static const char *const dirs[] = { "tests/data/scenarios" };
 
 static char *run_explain(const char *path)
 {

@@ -102,7 +102,7 @@ static void wait_ready(int port)
 /* The score of worker-gpu-017 for the wire fixture's pod. */
 static int64_t score_017(int port)
 {
-	char *body = read_file_or_die("../shared/fixtures/wire/prioritize-request.json", NULL);
+	char *body = read_file_or_die("tests/data/fixtures/wire/prioritize-request.json", NULL);
 	struct http_client *c = http_client_new(NULL, NULL, NULL);
 	struct http_response r;
 	struct json_object *o;
@@ -229,7 +229,7 @@ static void serve_sighup_reloads_scoring_and_sigterm_drains(void **state)
 static void serve_sigterm_finishes_requests_in_flight(void **state)
 {
 	char config[] = "/tmp/numa-serve-XXXXXX", log[64], head[256], reply[65536];
-	char *body = read_file_or_die("../shared/fixtures/wire/filter-request-nodecache.json", NULL);
+	char *body = read_file_or_die("tests/data/fixtures/wire/filter-request-nodecache.json", NULL);
 	size_t len = strlen(body), half = len / 2, got = 0;
 	int port = free_port(), fd, sock;
 	struct sockaddr_in a;

@@ -29,7 +29,7 @@
 #include "tests/support/http_client.h"
 #include "topology/alloc.h"
 
-#define FIXTURES "../shared/fixtures/wire/"
+#define FIXTURES "tests/data/fixtures/wire/"
 
 struct env {
 	char dir[64];

@@ -21,7 +21,7 @@
 #include "extender/wire.h"
 #include "topology/quantity.h"
 
-#define SHARED "../shared/fixtures/wire/"
+#define SHARED "tests/data/fixtures/wire/"
 #define DATA "tests/data/wire/"
 
 /* A pod the pod decoder accepts, for hand-made bodies. */
