@@ -37,10 +37,9 @@ static void api_error(const struct kube_answer *a, const struct errmsg *msg, cha
 
 static void fail(struct reply *out, const struct wire_binding *b, const char *error)
 {
-	char quoted[600];
 
-	log_warn("bind failed", "pod=%s/%s node=%s error=%s", b->pod_namespace, b->pod_name, b->node,
-		 log_quote(error, quoted, sizeof quoted));
+	log_warn("bind failed", "namespace=%s pod=%s node=%s error=%s", log_q(b->pod_namespace),
+		 log_q(b->pod_name), log_q(b->node), log_q(error));
 	metrics_bind(false);
 	answer(out, 200, error);
 }
@@ -115,7 +114,8 @@ void handle_bind(const struct handler_ctx *h, const char *body, size_t len, stru
 		fail(out, &b, error);
 		goto out;
 	}
-	log_info("bound", "pod=%s/%s uid=%s node=%s", b.pod_namespace, b.pod_name, info.uid, b.node);
+	log_info("bound", "namespace=%s pod=%s uid=%s node=%s", log_q(b.pod_namespace), log_q(b.pod_name),
+		 log_q(info.uid), log_q(b.node));
 	metrics_bind(true);
 	answer(out, 200, "");
 out:

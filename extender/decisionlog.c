@@ -17,6 +17,7 @@
 #include "extender/log.h"
 #include "extender/metrics.h"
 #include "extender/xalloc.h"
+#include "topology/textbuf.h"
 
 struct record_node {
 	char *name;
@@ -30,6 +31,7 @@ struct decision_record {
 	struct settings *settings;    /* referenced */
 	struct record_node *nodes;
 	size_t n, cap;
+	bool failed;                  /* a node's entry passed the ceiling */
 	char time[40];
 };
 
@@ -62,32 +64,29 @@ static uint64_t fnv1a(const char *p, uint64_t h)
 	return h;
 }
 
+/* A record line holds the pod as the request sent it and one entry per
+ * candidate node: its size follows the request's, so the ceiling only stops
+ * the absurd (such a record is dropped with a warning). */
+#define LINE_MAX_BYTES ((size_t)256 << 20)
+
 char *decision_settings_json(const struct settings *s)
 {
-	size_t cap = 256, len = 0, i;
-	char *buf = xmalloc(cap);
-	int n;
+	struct textbuf b;
+	size_t i;
 
-	len = (size_t)snprintf(buf, cap, "{\"strategy\":\"%s\",\"missingInventory\":\"%s\",\"weights\":[",
-			       score_strategy_name(s->scoring.strategy),
-			       s->missing_inventory == CONFIG_MISSING_ALLOW ? "allow" : "deny");
+	textbuf_init(&b, LINE_MAX_BYTES);
+	textbuf_printf(&b, "{\"strategy\":\"%s\",\"missingInventory\":\"%s\",\"weights\":[",
+		       score_strategy_name(s->scoring.strategy),
+		       s->missing_inventory == CONFIG_MISSING_ALLOW ? "allow" : "deny");
 	for (i = 0; i < s->scoring.nweights; i++) {
 		const struct score_weight *w = &s->scoring.weights[i];
 
-		for (;;) {
-			n = snprintf(buf + len, cap - len, "%s{\"name\":\"%s\",\"weight\":%lld}",
-				     i ? "," : "", w->name, (long long)w->weight);
-			if (n >= 0 && (size_t)n < cap - len)
-				break;
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-		len += (size_t)n;
+		textbuf_adds(&b, i ? ",{\"name\":" : "{\"name\":");
+		textbuf_json_cstr(&b, w->name);
+		textbuf_printf(&b, ",\"weight\":%lld}", (long long)w->weight);
 	}
-	if (len + 3 > cap)
-		buf = xrealloc(buf, cap = len + 3);
-	memcpy(buf + len, "]}", 3);
-	return buf;
+	textbuf_adds(&b, "]}");
+	return textbuf_take(&b, NULL);
 }
 
 void decision_settings_digest(const struct settings *s, char *buf, size_t size)
@@ -96,47 +95,6 @@ void decision_settings_digest(const struct settings *s, char *buf, size_t size)
 
 	snprintf(buf, size, "fnv1a:%016llx", (unsigned long long)fnv1a(json, 0xcbf29ce484222325u));
 	free(json);
-}
-
-/* JSON string escaping for names and reasons. */
-static void put_string(char **buf, size_t *len, size_t *cap, const char *s)
-{
-	size_t need = strlen(s) * 6 + 3;
-	char *o;
-
-	if (*len + need + 1 > *cap) {
-		*cap = (*len + need + 1) * 2;
-		*buf = xrealloc(*buf, *cap);
-	}
-	o = *buf + *len;
-	*o++ = '"';
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			*o++ = '\\';
-			*o++ = (char)c;
-		} else if (c < 0x20) {
-			o += sprintf(o, "\\u%04x", c);
-		} else {
-			*o++ = (char)c;
-		}
-	}
-	*o++ = '"';
-	*o = '\0';
-	*len = (size_t)(o - *buf);
-}
-
-static void put_raw(char **buf, size_t *len, size_t *cap, const char *s)
-{
-	size_t n = strlen(s);
-
-	if (*len + n + 1 > *cap) {
-		*cap = (*len + n + 1) * 2;
-		*buf = xrealloc(*buf, *cap);
-	}
-	memcpy(*buf + *len, s, n + 1);
-	*len += n;
 }
 
 struct decision_record *decision_record_new(const char *verb, const char *pod_json,
@@ -163,8 +121,7 @@ void decision_record_node(struct decision_record *r, const char *name, const str
 			  const char *parts_json)
 {
 	struct record_node *n;
-	size_t len = 0, cap = 256;
-	char *line = xmalloc(cap), tmp[64];
+	struct textbuf b;
 	bool first = true;
 	int i;
 
@@ -177,31 +134,34 @@ void decision_record_node(struct decision_record *r, const char *name, const str
 	n->sn = sn;
 	if (sn)
 		store_node_ref(sn);
-	line[0] = '\0';
-	put_raw(&line, &len, &cap, "{\"node\":");
-	put_string(&line, &len, &cap, name);
-	put_raw(&line, &len, &cap, ",\"version\":");
-	put_string(&line, &len, &cap, sn ? sn->version : "");
-	put_raw(&line, &len, &cap, ",\"verdict\":");
-	put_string(&line, &len, &cap, verdict);
-	put_raw(&line, &len, &cap, ",\"reason\":");
-	put_string(&line, &len, &cap, reason ? reason : "");
-	put_raw(&line, &len, &cap, ",\"numaNodes\":[");
+	textbuf_init(&b, LINE_MAX_BYTES);
+	textbuf_adds(&b, "{\"node\":");
+	textbuf_json_cstr(&b, name);
+	textbuf_adds(&b, ",\"version\":");
+	textbuf_json_cstr(&b, sn ? sn->version : "");
+	textbuf_adds(&b, ",\"verdict\":");
+	textbuf_json_cstr(&b, verdict);
+	textbuf_adds(&b, ",\"reason\":");
+	textbuf_json_cstr(&b, reason);
+	textbuf_adds(&b, ",\"numaNodes\":[");
 	for (i = 0; i < 64; i++) {
 		if (!((numa_ids >> i) & 1))
 			continue;
-		snprintf(tmp, sizeof tmp, "%s%d", first ? "" : ",", i);
-		put_raw(&line, &len, &cap, tmp);
+		if (!first)
+			textbuf_addc(&b, ',');
+		textbuf_int(&b, i);
 		first = false;
 	}
-	snprintf(tmp, sizeof tmp, "],\"score\":%lld", (long long)score);
-	put_raw(&line, &len, &cap, tmp);
+	textbuf_adds(&b, "],\"score\":");
+	textbuf_int(&b, score);
 	if (parts_json) {
-		put_raw(&line, &len, &cap, ",\"parts\":");
-		put_raw(&line, &len, &cap, parts_json);
+		textbuf_adds(&b, ",\"parts\":");
+		textbuf_adds(&b, parts_json);
 	}
-	put_raw(&line, &len, &cap, "}");
-	n->line = line;
+	textbuf_addc(&b, '}');
+	if (textbuf_failed(&b))
+		r->failed = true;
+	n->line = textbuf_take(&b, NULL);
 }
 
 static void record_free(struct decision_record *r)
@@ -256,8 +216,8 @@ static void emit(struct decision_log *l, const char *text)
 	if (l->f == NULL)
 		return;
 	if (fwrite(text, 1, n, l->f) != n || fputc('\n', l->f) == EOF) {
-		log_error("cannot write the decision log", "path=%s error=\"%s\"", l->path,
-			  strerror(errno));
+		log_error("cannot write the decision log", "path=%s error=%s", log_q(l->path),
+			  log_q(strerror(errno)));
 		return;
 	}
 	l->size += (int64_t)n + 1;
@@ -281,72 +241,89 @@ static void rotate(struct decision_log *l)
 	/* A new file must hold its own configs and inventories. */
 	seen_clear(&l->written);
 	if (l->f == NULL)
-		log_error("cannot reopen the decision log", "path=%s error=\"%s\"", l->path,
-			  strerror(errno));
+		log_error("cannot reopen the decision log", "path=%s error=%s", log_q(l->path),
+			  log_q(strerror(errno)));
+}
+
+/* Emits b's line unless it passed the ceiling; then says so once per
+ * record and counts the record as dropped. */
+static bool emit_built(struct decision_log *l, struct textbuf *b, const char *what)
+{
+	bool ok = !textbuf_failed(b);
+
+	if (ok)
+		emit(l, textbuf_str(b));
+	else
+		log_warn("decision log record too large: dropped", "part=%s limit_bytes=%zu", what,
+			 LINE_MAX_BYTES);
+	textbuf_reset(b);
+	return ok;
 }
 
 static void write_record(struct decision_log *l, struct decision_record *r)
 {
-	size_t cap = 1024, len = 0, i;
-	char *line = xmalloc(cap), digest[48], key[600], tmp[64];
-	char *settings;
+	struct textbuf b, key;
+	char digest[48];
+	size_t i;
 
 	if (l->f && l->size >= l->max_bytes)
 		rotate(l);
+	textbuf_init(&b, LINE_MAX_BYTES);
+	textbuf_init(&key, LINE_MAX_BYTES);
+	if (r->failed) {
+		log_warn("decision log record too large: dropped", "part=node limit_bytes=%zu",
+			 LINE_MAX_BYTES);
+		goto done;
+	}
 	decision_settings_digest(r->settings, digest, sizeof digest);
-	snprintf(key, sizeof key, "config %s", digest);
-	if (seen_add(&l->written, key)) {
-		char *head;
+	textbuf_printf(&key, "config %s", digest);
+	if (seen_add(&l->written, textbuf_str(&key))) {
+		char *settings = decision_settings_json(r->settings);
 
-		settings = decision_settings_json(r->settings);
-		head = xmalloc(strlen(settings) + 128);
-		sprintf(head, "{\"type\":\"config\",\"digest\":\"%s\",\"settings\":%s}", digest, settings);
-		emit(l, head);
-		free(head);
+		textbuf_printf(&b, "{\"type\":\"config\",\"digest\":\"%s\",\"settings\":", digest);
+		textbuf_adds(&b, settings);
+		textbuf_addc(&b, '}');
+		emit_built(l, &b, "config");
 		free(settings);
 	}
 	for (i = 0; i < r->n; i++) {
 		const struct store_node *sn = r->nodes[i].sn;
-		size_t ilen = 0, icap = 256;
-		char *inv;
 
 		if (sn == NULL || sn->raw == NULL)
 			continue;
-		snprintf(key, sizeof key, "node %s %s", r->nodes[i].name, sn->version);
-		if (!seen_add(&l->written, key))
+		/* Whole name and version (no cut that could make two keys one). */
+		textbuf_reset(&key);
+		textbuf_printf(&key, "node %s %s", r->nodes[i].name, sn->version);
+		if (textbuf_failed(&key) || !seen_add(&l->written, textbuf_str(&key)))
 			continue;
-		inv = xmalloc(icap);
-		inv[0] = '\0';
-		put_raw(&inv, &ilen, &icap, "{\"type\":\"inventory\",\"node\":");
-		put_string(&inv, &ilen, &icap, r->nodes[i].name);
-		put_raw(&inv, &ilen, &icap, ",\"version\":");
-		put_string(&inv, &ilen, &icap, sn->version);
-		put_raw(&inv, &ilen, &icap, ",\"object\":");
-		put_raw(&inv, &ilen, &icap, sn->raw);
-		put_raw(&inv, &ilen, &icap, "}");
-		emit(l, inv);
-		free(inv);
+		textbuf_adds(&b, "{\"type\":\"inventory\",\"node\":");
+		textbuf_json_cstr(&b, r->nodes[i].name);
+		textbuf_adds(&b, ",\"version\":");
+		textbuf_json_cstr(&b, sn->version);
+		textbuf_adds(&b, ",\"object\":");
+		textbuf_adds(&b, sn->raw);
+		textbuf_addc(&b, '}');
+		emit_built(l, &b, "inventory");
 	}
-	line[0] = '\0';
-	snprintf(tmp, sizeof tmp, "{\"type\":\"decision\",\"seq\":%llu,\"time\":",
-		 (unsigned long long)++l->seq);
-	put_raw(&line, &len, &cap, tmp);
-	put_string(&line, &len, &cap, r->time);
-	put_raw(&line, &len, &cap, ",\"verb\":");
-	put_string(&line, &len, &cap, r->verb);
-	put_raw(&line, &len, &cap, ",\"config\":");
-	put_string(&line, &len, &cap, digest);
-	put_raw(&line, &len, &cap, ",\"pod\":");
-	put_raw(&line, &len, &cap, r->pod_json);
-	put_raw(&line, &len, &cap, ",\"nodes\":[");
+	textbuf_printf(&b, "{\"type\":\"decision\",\"seq\":%llu,\"time\":", (unsigned long long)++l->seq);
+	textbuf_json_cstr(&b, r->time);
+	textbuf_adds(&b, ",\"verb\":");
+	textbuf_json_cstr(&b, r->verb);
+	textbuf_adds(&b, ",\"config\":");
+	textbuf_json_cstr(&b, digest);
+	textbuf_adds(&b, ",\"pod\":");
+	textbuf_adds(&b, r->pod_json);
+	textbuf_adds(&b, ",\"nodes\":[");
 	for (i = 0; i < r->n; i++) {
 		if (i)
-			put_raw(&line, &len, &cap, ",");
-		put_raw(&line, &len, &cap, r->nodes[i].line);
+			textbuf_addc(&b, ',');
+		textbuf_adds(&b, r->nodes[i].line);
 	}
-	put_raw(&line, &len, &cap, "]}");
-	emit(l, line);
-	free(line);
+	textbuf_adds(&b, "]}");
+	emit_built(l, &b, "decision");
+done:
+	textbuf_free(&b);
+	textbuf_free(&key);
 }
 
 static void *writer(void *arg)

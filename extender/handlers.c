@@ -16,6 +16,7 @@
 #include "topology/demand.h"
 #include "topology/judge.h"
 #include "topology/score.h"
+#include "topology/textbuf.h"
 
 #define NO_INVENTORY_REASON "NUMA: no NodeResourceTopology inventory for this node"
 
@@ -44,19 +45,29 @@ static uint64_t placement_ids(const struct verdict *v)
 	return ids;
 }
 
+/* A score's parts as the decision log records them. Resource names come
+ * from the node's inventory: escaped, and never larger than the builder's
+ * ceiling (a part is at most a few hundred bytes; SCORE_MAX_PARTS bounds
+ * their number). */
 static char *parts_json(const struct score_breakdown *b)
 {
-	size_t cap = 64 + b->nparts * 160, len = 0, i;
-	char *s = xmalloc(cap);
+	struct textbuf t;
+	size_t i;
 
-	len += (size_t)snprintf(s, cap, "[");
-	for (i = 0; i < b->nparts; i++)
-		len += (size_t)snprintf(s + len, cap - len,
-					"%s{\"resource\":\"%s\",\"weight\":%lld,\"score100\":%lld}",
-					i ? "," : "", b->parts[i].resource, (long long)b->parts[i].weight,
-					(long long)b->parts[i].score100);
-	snprintf(s + len, cap - len, "]");
-	return s;
+	textbuf_init(&t, (size_t)1 << 20);
+	textbuf_addc(&t, '[');
+	for (i = 0; i < b->nparts; i++) {
+		textbuf_adds(&t, i ? ",{\"resource\":" : "{\"resource\":");
+		textbuf_json_cstr(&t, b->parts[i].resource);
+		textbuf_printf(&t, ",\"weight\":%lld,\"score100\":%lld}", (long long)b->parts[i].weight,
+			       (long long)b->parts[i].score100);
+	}
+	textbuf_addc(&t, ']');
+	if (textbuf_failed(&t)) {
+		textbuf_reset(&t);
+		textbuf_adds(&t, "[]");
+	}
+	return textbuf_take(&t, NULL);
 }
 
 static void reply_json(struct reply *out, char *body, size_t len)
@@ -109,8 +120,8 @@ static bool decode(const char *body, size_t len, bool filter, struct wire_args *
 		rc = pod_demand_new(&args->pod, demand, &msg);
 	if (rc == ERR_OK)
 		return true;
-	log_warn("bad extender request", "verb=%s error=\"%s\"", filter ? "filter" : "prioritize",
-		 msg.text);
+	log_warn("bad extender request", "verb=%s error=%s", filter ? "filter" : "prioritize",
+		 log_q(msg.text));
 	if (rc == ERR_PARSE || !filter) {
 		char text[600];
 
@@ -162,8 +173,8 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 					 (long long)(age / 1000), (long long)(h->stale_after_ms / 1000));
 			if (!h->fail_open) {
 				json = wire_encode_filter_error(text, &n);
-				log_warn("filter refused: inventory stale", "pod=%s/%s age_ms=%lld",
-					 args.pod.namespace_, args.pod.name, (long long)age);
+				log_warn("filter refused: inventory stale", "namespace=%s pod=%s age_ms=%lld",
+					 log_q(args.pod.namespace_), log_q(args.pod.name), (long long)age);
 				reply_json(out, json, n);
 				pod_demand_free(demand);
 				wire_args_cleanup(&args);
@@ -256,9 +267,9 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 			why[i] = intern(&reasons, summary);
 			metrics_rejection(verdict_reason_name(v.reason));
 			if (log_enabled(CONFIG_LOG_DEBUG))
-				log_debug("node rejected", "pod=%s/%s node=%s reason=%s detail=\"%s\"",
-					  args.pod.namespace_, args.pod.name, args.names[i],
-					  verdict_reason_name(v.reason), v.message);
+				log_debug("node rejected", "namespace=%s pod=%s node=%s reason=%s detail=%s",
+					  log_q(args.pod.namespace_), log_q(args.pod.name), log_q(args.names[i]),
+					  verdict_reason_name(v.reason), log_q(v.message));
 		}
 		if (record)
 			decision_record_node(record, args.names[i], sn,
@@ -289,8 +300,8 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 	for (i = 0; i < METRICS_NOUTCOMES; i++)
 		if (counts[i])
 			metrics_nodes(METRICS_FILTER, (enum metrics_outcome)i, counts[i]);
-	log_debug("filter", "pod=%s/%s nodes=%zu pass=%llu failed=%llu unresolvable=%llu no_inventory=%llu",
-		  args.pod.namespace_, args.pod.name, args.nnames,
+	log_debug("filter", "namespace=%s pod=%s nodes=%zu pass=%llu failed=%llu unresolvable=%llu no_inventory=%llu",
+		  log_q(args.pod.namespace_), log_q(args.pod.name), args.nnames,
 		  (unsigned long long)counts[METRICS_PASS], (unsigned long long)counts[METRICS_FAILED],
 		  (unsigned long long)counts[METRICS_UNRESOLVABLE],
 		  (unsigned long long)counts[METRICS_NO_INVENTORY]);

@@ -152,7 +152,6 @@ out:
 static void log_http_error(struct kube_reflector *k, long status, const char *verb,
 			   const char *body)
 {
-	char quoted[600];
 
 	if (status == 401)
 		log_error("401 Unauthorized from the API server; check the service-account token or the kubeconfig user",
@@ -162,7 +161,7 @@ static void log_http_error(struct kube_reflector *k, long status, const char *ve
 			  "verb=%s resource=%s", verb, k->ops->resource);
 	else
 		log_warn("API server error", "verb=%s resource=%s status=%ld body=%s", verb,
-			 k->ops->resource, status, log_quote(body ? body : "", quoted, sizeof quoted));
+			 k->ops->resource, status, log_q(body));
 }
 
 /* The API version of a collection path: "v1alpha2" of
@@ -220,7 +219,7 @@ static bool do_list(struct kube_reflector *k)
 			version_of(base, v1, sizeof v1);
 			version_of(k->ops->path(k->arg, fallback + 1), v2, sizeof v2);
 			snprintf(text, sizeof text, "%s %s is not served; trying %s", v1, k->ops->kind, v2);
-			log_info(text, "path=%s", base);
+			log_info(text, "path=%s", log_q(base));
 			free(body.p);
 			fallback++;
 			continue;
@@ -230,7 +229,7 @@ static bool do_list(struct kube_reflector *k)
 
 			snprintf(text, sizeof text, "cannot list %s objects", k->ops->kind);
 			if (status < 0)
-				log_warn(text, "error=\"%s\"", msg.text);
+				log_warn(text, "error=%s", log_q(msg.text));
 			else if (body.overflow)
 				log_error("list page too large", "kind=%s limit_bytes=%zu", k->ops->kind,
 					  (size_t)LIST_MAX_BYTES);
@@ -267,7 +266,7 @@ static bool do_list(struct kube_reflector *k)
 	k->ops->list_end(k->arg, true);
 	snprintf(k->rv, sizeof k->rv, "%s", rv);
 	atomic_store(&k->listed, true);
-	log_debug("listed", "kind=%s objects=%zu resourceVersion=%s", k->ops->kind, listed, k->rv);
+	log_debug("listed", "kind=%s objects=%zu resourceVersion=%s", k->ops->kind, listed, log_q(k->rv));
 	return true;
 fail:
 	k->ops->list_end(k->arg, false);
@@ -294,11 +293,10 @@ static bool apply_event(struct watch_state *w, const char *text, size_t len)
 	if (o == NULL || json_tokener_get_parse_end(tok) != len ||
 	    !json_object_object_get_ex(o, "type", &type) ||
 	    !json_object_object_get_ex(o, "object", &obj)) {
-		char quoted[200], head[120];
+		char head[120];
 
 		snprintf(head, sizeof head, "%.*s", (int)(len < 100 ? len : 100), text);
-		log_error("corrupt watch event; relisting", "kind=%s line=%s", w->k->ops->kind,
-			  log_quote(head, quoted, sizeof quoted));
+		log_error("corrupt watch event; relisting", "kind=%s line=%s", w->k->ops->kind, log_q(head));
 		w->end = WATCH_CORRUPT;
 		ok = false;
 		goto out;
@@ -316,7 +314,7 @@ static bool apply_event(struct watch_state *w, const char *text, size_t len)
 			w->end = WATCH_GONE;
 		} else {
 			log_warn("watch error event", "kind=%s object=%s", w->k->ops->kind,
-				 json_object_to_json_string(obj));
+				 log_q(json_object_to_json_string(obj)));
 			w->end = WATCH_FAILED;
 		}
 		ok = false;
@@ -325,7 +323,7 @@ static bool apply_event(struct watch_state *w, const char *text, size_t len)
 	if (strcmp(t, "ADDED") == 0 || strcmp(t, "MODIFIED") == 0 || strcmp(t, "DELETED") == 0) {
 		w->k->ops->event(w->k->arg, t, obj);
 	} else if (strcmp(t, "BOOKMARK") != 0) {
-		log_warn("unknown watch event type; relisting", "kind=%s type=%s", w->k->ops->kind, t);
+		log_warn("unknown watch event type; relisting", "kind=%s type=%s", w->k->ops->kind, log_q(t));
 		w->end = WATCH_CORRUPT;
 		ok = false;
 		goto out;
@@ -426,9 +424,9 @@ static enum watch_end do_watch(struct kube_reflector *k)
 		return WATCH_ENDED;
 	}
 	if (status < 0)
-		log_warn("watch connection failed", "kind=%s error=\"%s\"", k->ops->kind, msg.text);
+		log_warn("watch connection failed", "kind=%s error=%s", k->ops->kind, log_q(msg.text));
 	else if (status == -2 || status == -3)
-		log_info("watch stream ended; reconnecting", "kind=%s error=\"%s\"", k->ops->kind, msg.text);
+		log_info("watch stream ended; reconnecting", "kind=%s error=%s", k->ops->kind, log_q(msg.text));
 	else
 		log_http_error(k, status, "watch", w.line.p);
 	free(w.line.p);

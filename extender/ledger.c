@@ -254,10 +254,9 @@ static bool decode_base(struct lnode *n)
 		return false;
 	if (doc_parse_json(n->base->raw, strlen(n->base->raw), "ledger", &d, &msg) != ERR_OK ||
 	    nrt_decode_doc(d, "ledger", &n->obj, &msg) != ERR_OK) {
-		char quoted[600];
 
 		log_error("cannot decode a stored NodeResourceTopology again", "node=%s error=%s",
-			  n->name, log_quote(msg.text, quoted, sizeof quoted));
+			  log_q(n->name), log_q(msg.text));
 		doc_free(d);
 		return false;
 	}
@@ -327,10 +326,9 @@ static struct inventory_node *effective_inventory(struct lnode *n, const struct 
 			saved[m++] = n->obj.zones[z].resources[k].available;
 	take_all(n, &n->obj, except);
 	if (inventory_node_new(&n->obj, &inv, &msg) != ERR_OK) {
-		char quoted[600];
 
 		log_error("cannot build a node's inventory minus its assumed pods", "node=%s error=%s",
-			  n->name, log_quote(msg.text, quoted, sizeof quoted));
+			  log_q(n->name), log_q(msg.text));
 		inv = NULL;
 	} else if (raw) {
 		*raw = nrt_object_to_json(&n->obj);
@@ -398,8 +396,9 @@ static void assume(struct ledger *l, struct lpod *p)
 	p->state = POD_ASSUMED;
 	p->assumed_ms = store_now_ms();
 	mark_dirty(l, p->node);
-	log_debug("pod assumed", "pod=%s/%s node=%s mode=%s resources=%zu", p->spec.namespace_,
-		  p->spec.name, p->node->name, ledger_mode_name(l->o.mode), p->nusage);
+	log_debug("pod assumed", "namespace=%s pod=%s node=%s mode=%s resources=%zu",
+		  log_q(p->spec.namespace_), log_q(p->spec.name), log_q(p->node->name),
+		  ledger_mode_name(l->o.mode), p->nusage);
 }
 
 /* --- flushes --- */
@@ -472,7 +471,7 @@ static void flush(struct ledger *l, struct lnode *n, const struct nrt_object *ob
 			}
 		}
 		log_debug("NRT includes every assumed pod (fingerprints match)", "node=%s pods=%zu",
-			  n->name, ntaken);
+			  log_q(n->name), ntaken);
 		return;
 	}
 	if (fp)
@@ -488,8 +487,9 @@ static void flush(struct ledger *l, struct lnode *n, const struct nrt_object *ob
 			drop(l, p);
 		} else if (fp && age > l->o.max_assume_age_ms) {
 			log_warn("assumed pod expired: the node's NRT fingerprint never matched",
-				 "node=%s pod=%s/%s age_ms=%lld nrt=%s ledger=%s", n->name, p->spec.namespace_,
-				 p->spec.name, (long long)age, fp, n->ledger_fingerprint);
+				 "node=%s namespace=%s pod=%s age_ms=%lld nrt=%s ledger=%s", log_q(n->name),
+				 log_q(p->spec.namespace_), log_q(p->spec.name), (long long)age, log_q(fp),
+				 log_q(n->ledger_fingerprint));
 			l->flushed_expired++;
 			drop(l, p);
 		}

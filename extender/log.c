@@ -3,11 +3,14 @@
 #include "extender/log.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "topology/textbuf.h"
 
 static _Atomic int current_level = CONFIG_LOG_INFO;
 
@@ -26,61 +29,95 @@ int log_enabled(enum config_log_level level)
 	return (int)level <= atomic_load(&current_level);
 }
 
+/* Bytes that would end a line or hide text on a terminal, as \xNN. */
+static bool needs_hex(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+static void put_hex(struct textbuf *t, unsigned char c)
+{
+	textbuf_printf(t, "\\x%02x", c);
+}
+
 const char *log_quote(const char *s, char *buf, unsigned long size)
 {
-	unsigned long o = 0;
+	struct textbuf t;
 
 	if (size < 3) {
 		if (size)
 			buf[0] = '\0';
 		return buf;
 	}
-	buf[o++] = '"';
-	for (; *s && o + 5 < size; s++) {
+	/* One byte kept back for the closing quote. */
+	textbuf_init_fixed(&t, buf, size - 1);
+	textbuf_addc(&t, '"');
+	for (; s != NULL && *s; s++) {
 		unsigned char c = (unsigned char)*s;
+		size_t need = c == '"' || c == '\\' ? 2 : needs_hex(c) ? 4 : 1;
 
-		if (c == '"' || c == '\\') {
-			buf[o++] = '\\';
-			buf[o++] = (char)c;
-		} else if (c < 0x20 || c == 0x7f) {
-			o += (unsigned long)snprintf(buf + o, size - o, "\\x%02x", c);
+		/* Whole escapes only: a cut one would eat the closing quote. */
+		if (t.max - t.len < need)
+			break;
+		if (need == 2) {
+			char esc[2] = { '\\', (char)c };
+
+			textbuf_add(&t, esc, 2);
+		} else if (need == 4) {
+			put_hex(&t, c);
 		} else {
-			buf[o++] = (char)c;
+			textbuf_addc(&t, (char)c);
 		}
 	}
-	buf[o++] = '"';
-	buf[o] = '\0';
+	buf[t.len] = '"';
+	buf[t.len + 1] = '\0';
 	return buf;
+}
+
+const char *log_q(const char *s)
+{
+	static _Thread_local char ring[LOG_Q_SLOTS][LOG_Q_BYTES];
+	static _Thread_local unsigned next;
+
+	return log_quote(s, ring[next++ % LOG_Q_SLOTS], LOG_Q_BYTES);
 }
 
 void log_event(enum config_log_level level, const char *msg, const char *fmt, ...)
 {
-	char line[4096], quoted[1024];
+	char line[4096], quoted[1024], pairs[4096];
+	struct textbuf t;
 	struct timespec ts;
 	struct tm tm;
-	size_t len;
+	char stamp[32];
 	va_list ap;
 	ssize_t w;
+	size_t i;
 
 	if (!log_enabled(level))
 		return;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
-	len = strftime(line, sizeof line, "time=%Y-%m-%dT%H:%M:%S", &tm);
-	len += (size_t)snprintf(line + len, sizeof line - len, ".%03ldZ level=%s msg=%s",
-				ts.tv_nsec / 1000000, config_log_level_name(level),
-				log_quote(msg, quoted, sizeof quoted));
-	if (fmt != NULL && len < sizeof line - 2) {
-		line[len++] = ' ';
+	strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
+	/* One byte kept back for the newline. */
+	textbuf_init_fixed(&t, line, sizeof line - 1);
+	textbuf_printf(&t, "time=%s.%03ldZ level=%s msg=%s", stamp, ts.tv_nsec / 1000000,
+		       config_log_level_name(level), log_quote(msg, quoted, sizeof quoted));
+	if (fmt != NULL) {
 		va_start(ap, fmt);
-		vsnprintf(line + len, sizeof line - len, fmt, ap);
+		vsnprintf(pairs, sizeof pairs, fmt, ap);
 		va_end(ap);
-		len = strlen(line);
+		textbuf_addc(&t, ' ');
+		/* Values should come quoted (log_q), but a raw one must still not
+		 * start a line of its own: control bytes become \xNN here too. */
+		for (i = 0; pairs[i] && !textbuf_failed(&t); i++) {
+			if (needs_hex((unsigned char)pairs[i]))
+				put_hex(&t, (unsigned char)pairs[i]);
+			else
+				textbuf_addc(&t, pairs[i]);
+		}
 	}
-	if (len > sizeof line - 2)
-		len = sizeof line - 2;
-	line[len++] = '\n';
+	line[t.len] = '\n';
 	/* One write per line keeps concurrent lines whole. */
-	w = write(STDERR_FILENO, line, len);
+	w = write(STDERR_FILENO, line, t.len + 1);
 	(void)w;
 }

@@ -11,14 +11,24 @@ void log_set_level(enum config_log_level level);
 enum config_log_level log_get_level(void);
 int log_enabled(enum config_log_level level);
 
-/* msg is quoted; fmt, if not NULL, appends key=value pairs (the caller
- * quotes values that may hold spaces, with log_quote). */
+/* msg is quoted; fmt, if not NULL, appends key=value pairs. Every value that
+ * comes from outside (a request, the API server, a file, a node agent) or may
+ * hold spaces goes through log_q, so that it cannot forge fields; control
+ * bytes anywhere in the pairs are written as \xNN, so that nothing can forge
+ * a line. */
 void log_event(enum config_log_level level, const char *msg, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* Writes s as a logfmt quoted value into buf ("..." with \" and \\ escaped,
  * control bytes as \xNN); returns buf. */
 const char *log_quote(const char *s, char *buf, unsigned long size);
+
+/* log_quote into one of LOG_Q_SLOTS per-thread buffers of LOG_Q_BYTES, used
+ * round-robin: valid until LOG_Q_SLOTS more calls on the same thread, which
+ * is enough for the arguments of one log line. NULL reads as "". */
+#define LOG_Q_SLOTS 8
+#define LOG_Q_BYTES 1024
+const char *log_q(const char *s);
 
 #define log_error(msg, ...) log_event(CONFIG_LOG_ERROR, msg, __VA_ARGS__)
 #define log_warn(msg, ...) log_event(CONFIG_LOG_WARN, msg, __VA_ARGS__)

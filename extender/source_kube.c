@@ -48,7 +48,7 @@ static struct inventory_node *decode_object(struct source_kube *k, struct json_o
 	struct inventory_node *node = NULL;
 	struct doc *d = NULL;
 	struct errmsg msg;
-	char quoted[600], apiversion[64];
+	char apiversion[64];
 
 	/* List items may leave out kind and apiVersion. */
 	if (!json_object_object_get_ex(o, "kind", NULL))
@@ -66,8 +66,8 @@ static struct inventory_node *decode_object(struct source_kube *k, struct json_o
 	    nrt_decode_doc(d, "kubernetes", &obj, &msg) != ERR_OK ||
 	    inventory_node_new(&obj, &node, &msg) != ERR_OK) {
 		log_error("invalid NodeResourceTopology; the node keeps its last good inventory",
-			  "node=%s error=%s", name ? json_object_get_string(name) : "?",
-			  log_quote(msg.text, quoted, sizeof quoted));
+			  "node=%s error=%s", log_q(name ? json_object_get_string(name) : "?"),
+			  log_q(msg.text));
 		metrics_inventory_error();
 		node = NULL;
 	}
@@ -181,7 +181,7 @@ static void list_end(void *arg, bool complete)
 	forget_names(k);
 	snprintf(k->version, sizeof k->version, "%s", versions[kube_reflector_fallback(k->reflector)]);
 	if (!store_ready(k->store))
-		log_info("inventory listed from the Kubernetes API", "version=%s nodes=%zu", k->version,
+		log_info("inventory listed from the Kubernetes API", "version=%s nodes=%zu", log_q(k->version),
 			 listed);
 	store_set_ready(k->store, true);
 }
@@ -270,7 +270,7 @@ enum err source_kube_start(struct store *store, const struct config *cfg,
 		return rc;
 	}
 	log_info("watching NodeResourceTopology objects", "server=%s",
-		 kube_reflector_server(k->reflector));
+		 log_q(kube_reflector_server(k->reflector)));
 	*out = k;
 	return ERR_OK;
 }

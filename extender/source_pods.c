@@ -109,11 +109,10 @@ bool pod_info_from_json(struct json_object *o, struct ledger_pod_info *info, str
 	if (pod_decode_json(o, "pod watch", spec, &msg) != ERR_OK) {
 		const char *ns = str_at(o, "metadata", "namespace");
 
-		char quoted[600];
 
 		log_warn("pod resources do not decode; it counts in fingerprints only",
-			 "pod=%s/%s error=%s", ns ? ns : "default", str_at(o, "metadata", "name"),
-			 log_quote(msg.text, quoted, sizeof quoted));
+			 "namespace=%s pod=%s error=%s", log_q(ns ? ns : "default"),
+			 log_q(str_at(o, "metadata", "name")), log_q(msg.text));
 		pod_spec_cleanup(spec);
 		memset(spec, 0, sizeof *spec);
 		spec->namespace_ = xstrdup(ns ? ns : "default");

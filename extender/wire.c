@@ -28,6 +28,7 @@
 #include "extender/doc.h"
 #include "extender/pod_decode.h"
 #include "extender/xalloc.h"
+#include "topology/textbuf.h"
 
 /* ExtenderArgs' fields. */
 enum field { FIELD_POD, FIELD_NODES, FIELD_NODE_NAMES, NFIELDS };
@@ -41,75 +42,8 @@ static const char *const field_names[NFIELDS] = { "Pod", "Nodes", "NodeNames" };
 
 /* ---- UTF-8 and JSON text ---------------------------------------------- */
 
-/* Bytes that stand for themselves inside a JSON string, in the request and
- * in our replies: printable ASCII except the quote and the backslash. */
-static bool is_plain(unsigned char c)
-{
-	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
-}
-
-/* Whether all 8 bytes of w are plain. Exact: the has-zero-byte and
- * has-byte-below-n tricks (Hacker's Delight 6-1) only err in bytes above a
- * real hit, so the whole-word answer is right. Strings are most of a
- * request and of a reply, so they go a word at a time. */
-static bool word_plain(uint64_t w)
-{
-	const uint64_t ones = 0x0101010101010101u, highs = ones * 0x80;
-	uint64_t q = w ^ (ones * '"'), s = w ^ (ones * '\\');
-
-	return ((((w - ones * 0x20) & ~w) | ((q - ones) & ~q) |
-		 ((s - ones) & ~s) | w) & highs) == 0;
-}
-
-/* Index of the first byte of s[i..n) that is not plain, or n. */
-static size_t skip_plain(const unsigned char *s, size_t i, size_t n)
-{
-	uint64_t w;
-
-	while (i < n && n - i >= 8) {
-		memcpy(&w, s + i, 8);
-		if (!word_plain(w))
-			break;
-		i += 8;
-	}
-	while (i < n && is_plain(s[i]))
-		i++;
-	return i;
-}
-
-/* Length of the well-formed UTF-8 sequence at p (p[0] >= 0x80), or 0. Rejects
- * what RFC 3629 rejects and json-c 0.16 lets through: overlong forms,
- * surrogates (U+D800..U+DFFF) and code points above U+10FFFF. */
-static size_t utf8_len(const unsigned char *p, size_t avail)
-{
-	unsigned char lo = 0x80, hi = 0xBF;
-	size_t n, k;
-
-	if (p[0] >= 0xC2 && p[0] <= 0xDF) {
-		n = 2;
-	} else if (p[0] >= 0xE0 && p[0] <= 0xEF) {
-		n = 3;
-		if (p[0] == 0xE0)
-			lo = 0xA0; /* overlong below U+0800 */
-		else if (p[0] == 0xED)
-			hi = 0x9F; /* surrogates */
-	} else if (p[0] >= 0xF0 && p[0] <= 0xF4) {
-		n = 4;
-		if (p[0] == 0xF0)
-			lo = 0x90; /* overlong below U+10000 */
-		else if (p[0] == 0xF4)
-			hi = 0x8F; /* above U+10FFFF */
-	} else {
-		return 0;
-	}
-	if (avail < n || p[1] < lo || p[1] > hi)
-		return 0;
-	for (k = 2; k < n; k++) {
-		if ((p[k] & 0xC0) != 0x80)
-			return 0;
-	}
-	return n;
-}
+/* Plain bytes and UTF-8 sequences are judged by textbuf.h's json_skip_plain
+ * and utf8_seq_len: one definition for what we read and what we write. */
 
 static int hex_value(char c)
 {
@@ -310,7 +244,7 @@ static bool scan_string(struct scan *sc, bool key)
 	size_t i = sc->pos + 1, n;
 
 	for (;;) {
-		i = skip_plain(b, i, sc->len);
+		i = json_skip_plain(b, i, sc->len);
 		if (i >= sc->len)
 			return scan_fail(sc, sc->pos, "unterminated string");
 		if (b[i] == '"') {
@@ -334,7 +268,7 @@ static bool scan_string(struct scan *sc, bool key)
 			}
 		} else if (b[i] < 0x20) {
 			return scan_fail(sc, i, "unescaped control character in a string");
-		} else if ((n = utf8_len(b + i, sc->len - i)) == 0) {
+		} else if ((n = utf8_seq_len(b + i, sc->len - i)) == 0) {
 			return scan_fail(sc, i, "invalid UTF-8");
 		} else {
 			i += n;
@@ -1085,135 +1019,34 @@ void wire_args_cleanup(struct wire_args *a)
 
 /* ---- Encoding ---------------------------------------------------------- */
 
-/* One malloc'd buffer growing geometrically, always with room for the final
- * NUL. Sizes are bounded by the request, so overflow is not a concern
- * before memory runs out (which aborts). */
-struct sb {
-	char *buf;
-	size_t len;
-	size_t cap;
-};
-
-static void sb_grow(struct sb *b, size_t more)
-{
-	size_t need = b->len + more + 1, cap = b->cap ? b->cap : 256;
-
-	if (need <= b->cap)
-		return;
-	while (cap < need)
-		cap *= 2;
-	b->buf = xrealloc(b->buf, cap);
-	b->cap = cap;
-}
-
-static void sb_put(struct sb *b, const char *s, size_t n)
-{
-	sb_grow(b, n);
-	memcpy(b->buf + b->len, s, n);
-	b->len += n;
-}
-
-#define SB_LIT(b, s) sb_put((b), (s), sizeof(s) - 1)
-
-/* s[0..n) as a JSON string: quote and backslash escaped, control characters
- * as \u00XX, "/" left alone; valid UTF-8 passes through, each byte of an
- * invalid sequence becomes \ufffd (what Go's encoder does). Output is at
- * most 6 bytes per input byte, so each chunk of input reserves its worst
- * case once and is then written without further checks; chunks keep a huge
- * string from reserving six times its size. */
-static void sb_str(struct sb *b, const char *s, size_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0;
-
-	sb_grow(b, 2);
-	b->buf[b->len++] = '"';
-	while (i < n) {
-		size_t stop = n - i > 4096 ? i + 4096 : n;
-		char *o;
-
-		/* +8: a UTF-8 sequence may run up to 3 bytes past stop. */
-		sb_grow(b, 6 * (stop - i) + 8);
-		o = b->buf + b->len;
-		while (i < stop) {
-			size_t run = i, k;
-
-			i = skip_plain(u, i, stop);
-			memcpy(o, s + run, i - run);
-			o += i - run;
-			if (i >= stop)
-				break;
-			if (u[i] == '"' || u[i] == '\\') {
-				*o++ = '\\';
-				*o++ = (char)u[i++];
-			} else if (u[i] < 0x20) {
-				memcpy(o, "\\u00", 4);
-				o[4] = hex[u[i] >> 4];
-				o[5] = hex[u[i] & 0xF];
-				o += 6;
-				i++;
-			} else if ((k = utf8_len(u + i, n - i)) != 0) {
-				memcpy(o, s + i, k);
-				o += k;
-				i += k;
-			} else {
-				memcpy(o, "\\ufffd", 6);
-				o += 6;
-				i++;
-			}
-		}
-		b->len = (size_t)(o - b->buf);
-	}
-	sb_grow(b, 1);
-	b->buf[b->len++] = '"';
-}
-
-static void sb_byte(struct sb *b, char c)
-{
-	sb_grow(b, 1);
-	b->buf[b->len++] = c;
-}
+/* Replies are built in the bounded text builder. Their size follows the
+ * request's (names are echoed, at most 6 bytes per byte escaped; reasons are
+ * a few hundred bytes per node), so the ceiling only stops the absurd; a
+ * reply that would pass it is replaced by an error reply. */
+#define REPLY_MAX ((size_t)512 << 20)
+#define TB_LIT(b, s) textbuf_add((b), (s), sizeof(s) - 1)
+#define REPLY_TOO_LARGE_FILTER                                                         \
+	"{\"Nodes\":null,\"NodeNames\":null,\"FailedNodes\":{},"                       \
+	"\"FailedAndUnresolvableNodes\":{},\"Error\":\"the reply would exceed 512 MiB\"}"
 
 /* Names sit back to back in one buffer, so their lengths come free. */
-static void sb_name(struct sb *b, const struct wire_args *a, size_t i)
+static void tb_name(struct textbuf *b, const struct wire_args *a, size_t i)
 {
 	const char *end = i + 1 < a->nnames ? a->names[i + 1]
 					    : a->_name_text + a->_name_size;
 
-	sb_str(b, a->names[i], (size_t)(end - a->names[i]) - 1);
+	textbuf_json_str(b, a->names[i], (size_t)(end - a->names[i]) - 1);
 }
 
-static void sb_cstr(struct sb *b, const char *s)
+/* The builder's text handed over, or, past the ceiling, the fallback. */
+static char *tb_finish(struct textbuf *b, const char *fallback, size_t *len)
 {
-	if (s == NULL)
-		s = "";
-	sb_str(b, s, strlen(s));
-}
-
-static void sb_int(struct sb *b, int64_t v)
-{
-	char tmp[24];
-	size_t i = sizeof tmp;
-	/* Negate in unsigned arithmetic so INT64_MIN does not overflow. */
-	uint64_t m = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-
-	do {
-		tmp[--i] = (char)('0' + m % 10);
-		m /= 10;
-	} while (m != 0);
-	if (v < 0)
-		tmp[--i] = '-';
-	sb_put(b, tmp + i, sizeof tmp - i);
-}
-
-static char *sb_finish(struct sb *b, size_t *len)
-{
-	sb_grow(b, 0);
-	b->buf[b->len] = '\0';
-	if (len != NULL)
-		*len = b->len;
-	return b->buf;
+	if (textbuf_failed(b)) {
+		textbuf_free(b);
+		textbuf_init(b, REPLY_MAX);
+		textbuf_adds(b, fallback);
+	}
+	return textbuf_take(b, len);
 }
 
 static bool repeated(const struct wire_args *a, size_t i)
@@ -1227,7 +1060,7 @@ static enum wire_outcome bucket(enum wire_outcome o)
 }
 
 /* The members of FailedNodes or FailedAndUnresolvableNodes. */
-static void put_map(struct sb *b, const struct wire_args *a,
+static void put_map(struct textbuf *b, const struct wire_args *a,
 		    const enum wire_outcome *outcome, const char *const *reasons,
 		    enum wire_outcome which)
 {
@@ -1246,20 +1079,18 @@ static void put_map(struct sb *b, const struct wire_args *a,
 		if (repeated(a, i) || bucket(outcome[i]) != which)
 			continue;
 		if (!first)
-			sb_byte(b, ',');
+			textbuf_addc(b, ',');
 		first = false;
-		sb_name(b, a, i);
-		sb_byte(b, ':');
+		tb_name(b, a, i);
+		textbuf_addc(b, ':');
 		for (k = 0; k < nseen && seen[k].reason != reason; k++)
 			;
 		if (reason != NULL && k < nseen) {
-			sb_grow(b, seen[k].len);
-			memcpy(b->buf + b->len, b->buf + seen[k].at, seen[k].len);
-			b->len += seen[k].len;
+			textbuf_repeat(b, seen[k].at, seen[k].len);
 			continue;
 		}
 		k = b->len;
-		sb_cstr(b, reason);
+		textbuf_json_cstr(b, reason);
 		if (reason != NULL && nseen < sizeof seen / sizeof seen[0]) {
 			seen[nseen].reason = reason;
 			seen[nseen].at = k;
@@ -1273,82 +1104,86 @@ char *wire_encode_filter(const struct wire_args *a,
 			 const enum wire_outcome *outcome,
 			 const char *const *reasons, size_t *len)
 {
-	struct sb b = { NULL, 0, 0 };
+	struct textbuf b;
 	bool first = true;
 	size_t i;
 
+	textbuf_init(&b, REPLY_MAX);
 	/* A guess that avoids most regrowth: names plus quotes and commas,
 	 * and room for the reasons of some failed nodes. */
-	sb_grow(&b, 128 + a->nnames * 40 +
-			    (a->mode == WIRE_NODE_LIST && a->nnames > 0
-				     ? a->_item_end[a->nnames - 1]
-				     : 0));
+	textbuf_reserve(&b, 128 + a->nnames * 40 +
+				    (a->mode == WIRE_NODE_LIST && a->nnames > 0
+					     ? a->_item_end[a->nnames - 1]
+					     : 0));
 	if (a->mode == WIRE_NODE_LIST) {
-		SB_LIT(&b, "{\"Nodes\":{\"metadata\":{},\"items\":[");
+		TB_LIT(&b, "{\"Nodes\":{\"metadata\":{},\"items\":[");
 		for (i = 0; i < a->nnames; i++) {
 			size_t start = i > 0 ? a->_item_end[i - 1] : 0;
 
 			if (repeated(a, i) || bucket(outcome[i]) != WIRE_PASS)
 				continue;
 			if (!first)
-				sb_byte(&b, ',');
+				textbuf_addc(&b, ',');
 			first = false;
-			sb_put(&b, a->_items + start, a->_item_end[i] - start);
+			textbuf_add(&b, a->_items + start, a->_item_end[i] - start);
 		}
-		SB_LIT(&b, "]},\"NodeNames\":null,\"FailedNodes\":{");
+		TB_LIT(&b, "]},\"NodeNames\":null,\"FailedNodes\":{");
 	} else {
-		SB_LIT(&b, "{\"Nodes\":null,\"NodeNames\":[");
+		TB_LIT(&b, "{\"Nodes\":null,\"NodeNames\":[");
 		for (i = 0; i < a->nnames; i++) {
 			if (repeated(a, i) || bucket(outcome[i]) != WIRE_PASS)
 				continue;
 			if (!first)
-				sb_byte(&b, ',');
+				textbuf_addc(&b, ',');
 			first = false;
-			sb_name(&b, a, i);
+			tb_name(&b, a, i);
 		}
-		SB_LIT(&b, "],\"FailedNodes\":{");
+		TB_LIT(&b, "],\"FailedNodes\":{");
 	}
 	put_map(&b, a, outcome, reasons, WIRE_FAILED);
-	SB_LIT(&b, "},\"FailedAndUnresolvableNodes\":{");
+	TB_LIT(&b, "},\"FailedAndUnresolvableNodes\":{");
 	put_map(&b, a, outcome, reasons, WIRE_UNRESOLVABLE);
-	SB_LIT(&b, "},\"Error\":\"\"}");
-	return sb_finish(&b, len);
+	TB_LIT(&b, "},\"Error\":\"\"}");
+	return tb_finish(&b, REPLY_TOO_LARGE_FILTER, len);
 }
 
 char *wire_encode_filter_error(const char *error, size_t *len)
 {
-	struct sb b = { NULL, 0, 0 };
+	struct textbuf b;
 
-	SB_LIT(&b, "{\"Nodes\":null,\"NodeNames\":null,\"FailedNodes\":{},"
+	textbuf_init(&b, REPLY_MAX);
+	TB_LIT(&b, "{\"Nodes\":null,\"NodeNames\":null,\"FailedNodes\":{},"
 		   "\"FailedAndUnresolvableNodes\":{},\"Error\":");
-	sb_cstr(&b, error);
-	sb_byte(&b, '}');
-	return sb_finish(&b, len);
+	textbuf_json_cstr(&b, error);
+	textbuf_addc(&b, '}');
+	return tb_finish(&b, REPLY_TOO_LARGE_FILTER, len);
 }
 
 char *wire_encode_prioritize(const struct wire_args *a, const int64_t *scores,
 			     size_t *len)
 {
-	struct sb b = { NULL, 0, 0 };
+	struct textbuf b;
 	bool first = true;
 	size_t i;
 
-	sb_grow(&b, 16 + a->nnames * 48);
-	sb_byte(&b, '[');
+	textbuf_init(&b, REPLY_MAX);
+	textbuf_reserve(&b, 16 + a->nnames * 48);
+	textbuf_addc(&b, '[');
 	for (i = 0; i < a->nnames; i++) {
 		if (repeated(a, i))
 			continue;
 		if (!first)
-			sb_byte(&b, ',');
+			textbuf_addc(&b, ',');
 		first = false;
-		SB_LIT(&b, "{\"Host\":");
-		sb_name(&b, a, i);
-		SB_LIT(&b, ",\"Score\":");
-		sb_int(&b, scores[i]);
-		sb_byte(&b, '}');
+		TB_LIT(&b, "{\"Host\":");
+		tb_name(&b, a, i);
+		TB_LIT(&b, ",\"Score\":");
+		textbuf_int(&b, scores[i]);
+		textbuf_addc(&b, '}');
 	}
-	sb_byte(&b, ']');
-	return sb_finish(&b, len);
+	textbuf_addc(&b, ']');
+	/* No list: kube-scheduler counts every node's score as 0. */
+	return tb_finish(&b, "[]", len);
 }
 
 enum err wire_decode_binding(const char *body, size_t len, struct wire_binding *out,
@@ -1422,10 +1257,11 @@ void wire_binding_cleanup(struct wire_binding *b)
 
 char *wire_encode_binding_result(const char *error, size_t *len)
 {
-	struct sb b = { NULL, 0, 0 };
+	struct textbuf b;
 
-	SB_LIT(&b, "{\"Error\":");
-	sb_cstr(&b, error);
-	sb_byte(&b, '}');
-	return sb_finish(&b, len);
+	textbuf_init(&b, REPLY_MAX);
+	TB_LIT(&b, "{\"Error\":");
+	textbuf_json_cstr(&b, error);
+	textbuf_addc(&b, '}');
+	return tb_finish(&b, "{\"Error\":\"reply too large\"}", len);
 }

@@ -2,22 +2,20 @@
 /* Text form of NUMA masks for messages. */
 #include "bitmask.h"
 
-#include <stdio.h>
+#include "textbuf.h"
 
 void bitmask_format(bitmask_t ids, char *buf, unsigned long size)
 {
-	unsigned long used = 0;
+	struct textbuf t;
 
 	if (size == 0)
 		return;
-	buf[0] = '\0';
-	while (ids && used < size) {
-		int i = bitmask_lowest(ids);
-		int w = snprintf(buf + used, size - used, "%s%d", used ? "," : "", i);
-
-		if (w < 0)
+	textbuf_init_fixed(&t, buf, size);
+	while (ids) {
+		if (textbuf_len(&t) && !textbuf_addc(&t, ','))
 			break;
-		used += (unsigned long)w;
+		if (!textbuf_int(&t, bitmask_lowest(ids)))
+			break;
 		ids &= ids - 1;
 	}
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -199,6 +200,78 @@ static void replay_rotated_files_stand_alone(void **state)
 	assert_int_not_equal(access(rotated, R_OK), 0); /* maxFiles 3 */
 }
 
+/* A DNS-subdomain prefix of 240 characters is a valid resource name. With
+ * the decision log on, prioritize records each score's parts: this pod's one
+ * part once overflowed a buffer sized by guess (64 + 160 per part). The
+ * record must carry the name whole. */
+static void prioritize_long_resource_name_in_decision_log(void **state)
+{
+	char nrtdir[256], path[300], log[256], name[320], body[2048], *text;
+	struct decision_log *dl = NULL;
+	struct settings_holder holder;
+	struct handler_ctx ctx;
+	struct source_files *sf;
+	struct store *store = store_new();
+	struct config cfg;
+	struct errmsg msg;
+	struct reply r;
+	size_t i, len;
+	FILE *f;
+
+	(void)state;
+	/* "aaaa…a.example.com/wq": labels of 60, 240 characters of prefix. */
+	for (i = 0; i < 4; i++) {
+		memset(name + i * 61, 'a', 60);
+		name[i * 61 + 60] = '.';
+	}
+	memcpy(name + 244 - 8, "example.com/wq", 15);
+	assert_true(strchr(name, '/') - name <= 253);
+	snprintf(nrtdir, sizeof nrtdir, "%s/longname", dir);
+	assert_int_equal(mkdir(nrtdir, 0700), 0);
+	snprintf(path, sizeof path, "%s/w1.yaml", nrtdir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "apiVersion: topology.node.k8s.io/v1alpha2\n"
+		   "kind: NodeResourceTopology\n"
+		   "metadata: {name: w1}\n"
+		   "attributes: [{name: topologyManagerPolicy, value: single-numa-node}]\n"
+		   "zones:\n"
+		   "- name: node-0\n  type: Node\n  resources:\n"
+		   "  - {name: cpu, capacity: \"8\", allocatable: \"8\", available: \"8\"}\n"
+		   "  - {name: %s, capacity: \"4\", allocatable: \"4\", available: \"4\"}\n",
+		name);
+	fclose(f);
+	snprintf(body, sizeof body,
+		 "{\"Pod\":{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\"},\"spec\":{\"containers\":"
+		 "[{\"name\":\"c\",\"resources\":{\"limits\":{\"%s\":\"1\"},\"requests\":{\"%s\":\"1\"}}}]}},"
+		 "\"NodeNames\":[\"w1\"]}",
+		 name, name);
+	snprintf(log, sizeof log, "%s/longname.jsonl", dir);
+	config_init(&cfg);
+	sf = source_files_new(store, nrtdir);
+	assert_int_equal(source_files_scan(sf), 0);
+	assert_int_equal(decision_log_open(log, (int64_t)1 << 20, 1, 4096, &dl, &msg), ERR_OK);
+	settings_holder_init(&holder, settings_new(&cfg));
+	memset(&ctx, 0, sizeof ctx);
+	ctx.store = store;
+	ctx.settings = &holder;
+	ctx.decisions = dl;
+	handle_prioritize(&ctx, body, strlen(body), &r);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.body, "[{\"Host\":\"w1\",\"Score\":"));
+	free(r.body);
+	decision_log_close(dl);
+	text = read_file_or_die(log, &len);
+	/* The part names the resource whole, inside valid JSON. */
+	snprintf(body, sizeof body, "{\"resource\":\"%s\",\"weight\":1,", name);
+	assert_non_null(strstr(text, body));
+	free(text);
+	settings_holder_cleanup(&holder);
+	source_files_free(sf);
+	store_free(store);
+	config_cleanup(&cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -206,6 +279,7 @@ int main(void)
 		cmocka_unit_test(replay_weight_change_is_reported),
 		cmocka_unit_test(replay_damaged_line_exits_2),
 		cmocka_unit_test(replay_rotated_files_stand_alone),
+		cmocka_unit_test(prioritize_long_resource_name_in_decision_log),
 	};
 
 	return cmocka_run_group_tests_name("replay", tests, setup, teardown);
