@@ -141,12 +141,29 @@ enum err explain_write_scored(const struct pod_spec *pod, const struct nrt_objec
 	}
 	for (i = 0; i < n; i++) {
 		struct inventory_node *node = NULL;
+		struct errmsg bad;
 		struct verdict v;
 
-		rc = inventory_node_new(&objs[i], &node, msg);
-		if (rc != ERR_OK) {
-			errmsg_prefix(msg, "node %s: ", objs[i].name ? objs[i].name : "?");
-			goto out;
+		if (inventory_node_new(&objs[i], &node, &bad) != ERR_OK) {
+			/* Each node stands or falls alone: say why this one
+			 * is not judged, judge the others, and report the
+			 * first such error to the caller at the end. */
+			const char *name = objs[i].name && objs[i].name[0] ? objs[i].name : "?";
+
+			if (format == EXPLAIN_JSON) {
+				struct json_object *o = json_object_new_object();
+
+				json_object_object_add(o, "node", json_object_new_string(name));
+				json_object_object_add(o, "error", json_object_new_string(bad.text));
+				json_object_array_add(nodes, o);
+			} else {
+				fprintf(out, "node %s\n  invalid inventory: %s\n\n", name, bad.text);
+			}
+			if (rc == ERR_OK) {
+				rc = ERR_INVALID;
+				errmsg_set(msg, "node %s: %s", name, bad.text);
+			}
+			continue;
 		}
 		struct score_breakdown b;
 
@@ -164,7 +181,6 @@ enum err explain_write_scored(const struct pod_spec *pod, const struct nrt_objec
 			json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 								     JSON_C_TO_STRING_SPACED |
 								     JSON_C_TO_STRING_NOSLASHESCAPE));
-out:
 	json_object_put(root);
 	pod_demand_free(demand);
 	return rc;
@@ -262,6 +278,12 @@ int explain_main(int argc, char **argv)
 		goto out;
 	}
 	rc = explain_write_scored(&pod, all, nall, format, &cfg.scoring, stdout, &msg);
+	if (rc == ERR_INVALID) {
+		/* The report is complete; some nodes in it could not be judged. */
+		fprintf(stderr, "numa-extender explain: %s\n", msg.text);
+		status = 1;
+		goto out;
+	}
 	if (rc != ERR_OK) {
 		fprintf(stderr, "numa-extender explain: %s\n", msg.text);
 		goto out;

@@ -13,9 +13,12 @@
 
 enum explain_format { EXPLAIN_TEXT, EXPLAIN_JSON };
 
-/* Judges pod on every object and writes the report to out. Input that cannot
- * be judged (a pod the kubelet could not represent, an inventory with invalid
- * zones) is ERR_INVALID/ERR_RANGE with msg naming the node and field. */
+/* Judges pod on every object and writes the report to out. A pod the kubelet
+ * could not represent is ERR_RANGE with nothing written. Each node stands or
+ * falls alone: one whose inventory is invalid (bad zones, or an item of a
+ * stream or list that did not decode) is reported in place ("error" in JSON,
+ * "invalid inventory:" in text), the others are judged, and the call returns
+ * ERR_INVALID with msg naming the first such node and field. */
 enum err explain_write(const struct pod_spec *pod, const struct nrt_object *objs, size_t n,
 		       enum explain_format format, FILE *out, struct errmsg *msg);
 /* The same, scoring admitted nodes with scoring (NULL: LeastAllocated, no
@@ -26,8 +29,9 @@ enum err explain_write_scored(const struct pod_spec *pod, const struct nrt_objec
 			      FILE *out, struct errmsg *msg);
 
 /* The CLI: argv after "explain" (--config FILE takes the scoring from a
- * service configuration). Returns the exit status (0, or 2 on bad input
- * or usage, with the reason on stderr). */
+ * service configuration). Returns the exit status: 0; 1 when the report is
+ * complete but some nodes' inventories are invalid (each named on stdout, the
+ * first on stderr); 2 on bad input or usage, with the reason on stderr. */
 int explain_main(int argc, char **argv);
 
 #endif

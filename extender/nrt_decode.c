@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "extender/xalloc.h"
+#include "topology/names.h"
 #include "topology/quantity.h"
 
 #define KIND_OBJECT "NodeResourceTopology"
@@ -110,8 +111,11 @@ static bool is_byte_resource(const char *name)
 }
 
 /* Memory and hugepages are byte counts where Value() rounds a fraction up, as
- * Kubernetes does; everything else counts whole things (CPUs, devices), so a
- * fraction there is a broken publisher, not something to round. */
+ * Kubernetes does. Everything else counts whole things (exclusive CPUs,
+ * devices), and exporters do publish fractions there: fake-gpu-operator's
+ * "cpu: 3955m", koordlet's NUMA reservation "47750m", nri-plugins' millicore
+ * available. Only whole units can be handed out exclusively, so a fraction is
+ * rounded down ("3955m" counts 3 CPUs). */
 static enum err read_quantity(struct ctx *c, const struct doc *obj,
 			      const char *key, const char *resource,
 			      int64_t *out)
@@ -142,14 +146,33 @@ static enum err read_quantity(struct ctx *c, const struct doc *obj,
 		rc = fail(c, ERR_INVALID, "%s: must not be negative", quoted);
 		goto out;
 	}
-	if (!is_byte_resource(resource) && !quantity_is_exact(&q, 0)) {
-		rc = fail(c, ERR_INVALID, "%s: not a whole number", quoted);
+	rc = quantity_scaled(&q, 0, out);
+	if (rc != ERR_OK) {
+		rc = fail(c, rc, "%s: out of range (more than 2^63-1)", quoted);
 		goto out;
 	}
-	rc = quantity_scaled(&q, 0, out);
-	if (rc != ERR_OK)
-		rc = fail(c, rc, "%s: out of range", quoted);
+	/* Value() rounded up; a non-negative fraction's floor is one less. */
+	if (!is_byte_resource(resource) && !quantity_is_exact(&q, 0))
+		(*out)--;
 out:
+	doc_path_pop(&c->path, mark);
+	return rc;
+}
+
+/* A name read into *name checked by rule; the error names the field. */
+static enum err check_name(struct ctx *c, const char *key, const char *name,
+			   bool (*rule)(const char *, size_t, char *, size_t),
+			   const char *what)
+{
+	char why[160], quoted[DOC_QUOTE_CAP];
+	size_t mark;
+	enum err rc = ERR_OK;
+
+	if (rule(name, strlen(name), why, sizeof why))
+		return ERR_OK;
+	mark = doc_path_key(&c->path, key);
+	doc_quote(quoted, sizeof quoted, name, strlen(name));
+	rc = fail(c, ERR_INVALID, "%s: not a valid %s: %s", quoted, what, why);
 	doc_path_pop(&c->path, mark);
 	return rc;
 }
@@ -162,6 +185,8 @@ static enum err decode_resource(struct ctx *c, const struct doc *d,
 	rc = expect(c, d, DOC_OBJECT);
 	if (rc == ERR_OK)
 		rc = read_string(c, d, "name", REQUIRED | NONEMPTY, &r->name);
+	if (rc == ERR_OK)
+		rc = check_name(c, "name", r->name, name_is_resource, "resource name");
 	if (rc == ERR_OK)
 		rc = read_quantity(c, d, "capacity", r->name, &r->capacity);
 	if (rc == ERR_OK)
@@ -399,6 +424,9 @@ static enum err decode_metadata(struct ctx *c, const struct doc *obj,
 	if (rc == ERR_OK)
 		rc = read_string(c, md, "name", REQUIRED | NONEMPTY, &out->name);
 	if (rc == ERR_OK)
+		rc = check_name(c, "name", out->name, name_is_dns_subdomain,
+				"node name");
+	if (rc == ERR_OK)
 		rc = read_string(c, md, "resourceVersion", 0,
 				 &out->resource_version);
 out:
@@ -538,19 +566,59 @@ static struct nrt_object *objlist_add(struct objlist *l)
 	return &l->v[l->n++];
 }
 
-/* Decodes into a new last element; drops it again on error. */
+/* metadata.name of an undecoded item when it is a valid node name, else
+ * NULL: used to name the item in its error and keep its node known. */
+static const char *peek_name(const struct doc *d)
+{
+	const struct doc *n = doc_lookup(doc_lookup(d, "metadata"), "name");
+
+	if (n == NULL || (n->kind != DOC_STRING && n->kind != DOC_PLAIN) ||
+	    !name_is_dns_subdomain(n->text, n->len, NULL, 0))
+		return NULL;
+	return n->text;
+}
+
+/* Decodes into a new last element. On error, with isolate (a file of
+ * several objects) the element stays as a placeholder that carries the
+ * message (nrt_object.invalid) and the item's node name when readable, and
+ * the call succeeds; without, it is dropped and the error returned. */
 static enum err objlist_decode(struct objlist *l, struct ctx *c,
 			       const struct doc *d, bool in_list,
-			       const char *default_api)
+			       const char *default_api, bool isolate)
 {
 	struct nrt_object *obj = objlist_add(l);
 	enum err rc = decode_object(c, d, in_list, default_api, obj);
+	const char *name;
 
-	if (rc != ERR_OK) {
-		nrt_object_cleanup(obj);
+	if (rc == ERR_OK)
+		return ERR_OK;
+	nrt_object_cleanup(obj);
+	if (!isolate) {
 		l->n--;
+		return rc;
 	}
-	return rc;
+	name = peek_name(d);
+	obj->name = xstrdup(name ? name : "");
+	obj->invalid = xstrdup(c->msg->text);
+	return ERR_OK;
+}
+
+/* The origin of one item of a file of several objects: its document number
+ * (in a stream) and its node name (when readable), so that every message
+ * names which item of the file it is about. */
+static void item_origin(char *buf, size_t size, const char *origin, size_t doc,
+			bool numbered, const struct doc *d)
+{
+	const char *name = peek_name(d);
+
+	if (numbered && name)
+		snprintf(buf, size, "%s (document %zu, node %s)", origin, doc + 1, name);
+	else if (numbered)
+		snprintf(buf, size, "%s (document %zu)", origin, doc + 1);
+	else if (name)
+		snprintf(buf, size, "%s (node %s)", origin, name);
+	else
+		snprintf(buf, size, "%s", origin);
 }
 
 static enum err decode_list(struct objlist *l, struct ctx *c,
@@ -579,10 +647,16 @@ static enum err decode_list(struct objlist *l, struct ctx *c,
 	else
 		rc = expect(c, items, DOC_ARRAY);
 	for (i = 0; rc == ERR_OK && i < items->nchildren; i++) {
+		const struct doc *item = items->children[i].value;
 		size_t m = doc_path_index(&c->path, i);
+		const char *list_origin = c->origin;
+		char origin[512];
 
-		rc = objlist_decode(l, c, items->children[i].value, true,
-				    default_api);
+		/* Each item stands or falls alone. */
+		item_origin(origin, sizeof origin, list_origin, 0, false, item);
+		c->origin = origin;
+		rc = objlist_decode(l, c, item, true, default_api, true);
+		c->origin = list_origin;
 		doc_path_pop(&c->path, m);
 	}
 	doc_path_pop(&c->path, mark);
@@ -607,7 +681,8 @@ enum err nrt_decode_buffer(const char *buf, size_t len, const char *origin,
 {
 	struct objlist l = { 0 };
 	struct doc **docs = NULL;
-	size_t ndocs = 0, i;
+	size_t ndocs = 0, nonnull = 0, i;
+	bool several = false;
 	enum err rc;
 
 	*objs = NULL;
@@ -615,6 +690,18 @@ enum err nrt_decode_buffer(const char *buf, size_t len, const char *origin,
 	rc = doc_parse(buf, len, origin, &docs, &ndocs, msg);
 	if (rc != ERR_OK)
 		return rc;
+	/* A file of several objects (a stream of several documents, or a
+	 * list): each object stands or falls alone. A file of one object is
+	 * that object, and its error is the file's. */
+	for (i = 0; i < ndocs; i++) {
+		if (doc_is_null(docs[i]))
+			continue;
+		nonnull++;
+		if (list_kind(docs[i]) != NULL)
+			several = true;
+	}
+	if (nonnull > 1)
+		several = true;
 	for (i = 0; i < ndocs; i++) {
 		char numbered[512];
 		struct ctx c = { .origin = origin, .msg = msg };
@@ -622,17 +709,25 @@ enum err nrt_decode_buffer(const char *buf, size_t len, const char *origin,
 
 		if (doc_is_null(docs[i]))
 			continue;
-		if (i > 0) {
-			snprintf(numbered, sizeof numbered, "%s (document %zu)",
-				 origin, i + 1);
-			c.origin = numbered;
-		}
 		doc_path_init(&c.path);
 		kind = list_kind(docs[i]);
-		if (kind != NULL)
+		if (kind != NULL) {
+			if (nonnull > 1) {
+				snprintf(numbered, sizeof numbered, "%s (document %zu)",
+					 origin, i + 1);
+				c.origin = numbered;
+			}
 			rc = decode_list(&l, &c, docs[i], kind);
-		else
-			rc = objlist_decode(&l, &c, docs[i], false, NULL);
+		} else {
+			if (several)
+				item_origin(numbered, sizeof numbered, origin, i, true, docs[i]);
+			else if (i > 0)
+				snprintf(numbered, sizeof numbered, "%s (document %zu)",
+					 origin, i + 1);
+			if (several || i > 0)
+				c.origin = numbered;
+			rc = objlist_decode(&l, &c, docs[i], false, NULL, several);
+		}
 		if (rc != ERR_OK)
 			goto out;
 	}

@@ -33,7 +33,15 @@ enum err nrt_decode_doc(const struct doc *d, const char *origin,
  * blank text yields no objects. On success *objs (free with
  * nrt_objects_free; NULL when *nobjs is 0) holds the objects in text order;
  * on error *objs is NULL and *nobjs 0. Adds ERR_TOO_LARGE and ERR_PARSE from
- * doc_parse to nrt_decode_doc's errors. */
+ * doc_parse to nrt_decode_doc's errors.
+ *
+ * In a text of several objects (more than one document, or any list) each
+ * object stands or falls alone: an item that does not decode is returned as
+ * a placeholder whose `invalid` holds the message (naming the document
+ * number or items[i] and the node, e.g. `f.yaml (document 2, node w2):
+ * zones[0].name: missing`), whose name is its node name when readable (else
+ * ""), and which inventory_node_new refuses with that message. Only a text
+ * of a single object fails as a whole, as does a text that does not parse. */
 enum err nrt_decode_buffer(const char *buf, size_t len, const char *origin,
 			   struct nrt_object **objs, size_t *nobjs,
 			   struct errmsg *msg);

@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 
 #include "extender/xalloc.h"
+#include "topology/names.h"
 #include "topology/quantity.h"
 
 struct ctx {
@@ -100,10 +101,15 @@ static enum err optional_object(struct ctx *c, const struct doc *obj,
 	return expect(c, *out, DOC_OBJECT);
 }
 
+/* A request or limit: not negative, and small enough that the kubelet's
+ * integer views of it exist (Value(), and MilliValue() for cpu, in int64):
+ * an absurdly large one is refused here with the field named rather than
+ * left to overflow later. */
 static enum err decode_quantity(struct ctx *c, const struct doc *d,
-				struct quantity *q)
+				const char *name, struct quantity *q)
 {
 	char quoted[DOC_QUOTE_CAP];
+	int64_t v;
 	enum err rc;
 
 	if (d->kind != DOC_STRING && d->kind != DOC_PLAIN &&
@@ -117,6 +123,12 @@ static enum err decode_quantity(struct ctx *c, const struct doc *d,
 		doc_quote(quoted, sizeof quoted, d->text, d->len);
 		return fail(c, ERR_INVALID, "%s: must not be negative", quoted);
 	}
+	if (quantity_scaled(q, 0, &v) != ERR_OK ||
+	    (strcmp(name, "cpu") == 0 && quantity_scaled(q, -3, &v) != ERR_OK)) {
+		doc_quote(quoted, sizeof quoted, d->text, d->len);
+		return fail(c, ERR_RANGE, "%s: out of range (more than 2^63-1%s)", quoted,
+			    strcmp(name, "cpu") == 0 ? " millicores" : "");
+	}
 	return ERR_OK;
 }
 
@@ -128,6 +140,7 @@ static enum err decode_quantities(struct ctx *c, const struct doc *res,
 {
 	size_t mark = doc_path_key(&c->path, key);
 	const struct doc *map;
+	char why[160];
 	size_t i;
 	enum err rc;
 
@@ -146,7 +159,14 @@ static enum err decode_quantities(struct ctx *c, const struct doc *res,
 		}
 		m = doc_path_key(&c->path, ch->key);
 		(*list)[i].name = xstrdup(ch->key);
-		rc = decode_quantity(c, ch->value, &(*list)[i].q);
+		if (!name_is_resource(ch->key, strlen(ch->key), why, sizeof why)) {
+			char quoted[DOC_QUOTE_CAP];
+
+			doc_quote(quoted, sizeof quoted, ch->key, strlen(ch->key));
+			rc = fail(c, ERR_INVALID, "%s: not a valid resource name: %s", quoted, why);
+			goto out;
+		}
+		rc = decode_quantity(c, ch->value, ch->key, &(*list)[i].q);
 		if (rc != ERR_OK)
 			goto out;
 		doc_path_pop(&c->path, m);

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "checked.h"
+
 static void fail(struct sim *s, const char *who, const char *resource, const char *detail)
 {
 	s->failed_resource = resource;
@@ -40,13 +42,13 @@ static bool allocate_device(struct sim *s, const struct container_demand *c, con
 		need -= from_reuse[i];
 	}
 	for (i = 0; i < s->n; i++)
-		total += avail[i];
+		total = i64_add_sat(total, avail[i]);
 	if (need > total) {
 		char detail[200];
 
 		snprintf(detail, sizeof detail,
 			 "requested number of devices unavailable for %s. Requested: %lld, Available: %lld",
-			 d->name, (long long)d->amount, (long long)(total + d->amount - need));
+			 d->name, (long long)d->amount, (long long)i64_add_sat(total, d->amount - need));
 		fail(s, who, d->name, detail);
 		return false;
 	}
@@ -162,10 +164,10 @@ static bool allocate_cpus(struct sim *s, const struct container_demand *c, const
 	capacity = node->resources[node->cpu].capacity;
 	memset(taken, 0, (size_t)s->n * sizeof taken[0]);
 	for (i = 0; i < s->n; i++) {
-		pool[i] = avail[i] + reuse[i];
-		total += pool[i];
+		pool[i] = i64_add_sat(avail[i], reuse[i]);
+		total = i64_add_sat(total, pool[i]);
 		aligned[i] = !hint.nil && bitmask_is_set(hint.mask, i) ? pool[i] : 0;
-		in_mask += aligned[i];
+		in_mask = i64_add_sat(in_mask, aligned[i]);
 	}
 	if (total < c->cpus) {
 		char detail[200];
@@ -251,13 +253,12 @@ static bool allocate_memory(struct sim *s, const struct container_demand *c, con
 	}
 	for (t = 0; t < c->nmemory; t++) {
 		res[t] = sim_resource(s, c->memory[t].name);
-		/* A hugepage size some NUMA node lacks would crash the kubelet;
-		 * regular memory always has a table (a zone not listing it
-		 * counts as having none). */
-		if (res[t] < 0 || (!node->resources[res[t]].listed_everywhere &&
-				   strcmp(node->resources[res[t]].name, "memory") != 0)) {
+		/* A zone not listing a type has none of it (§6.12); a type
+		 * no zone lists cannot be served from any NUMA node. */
+		if (res[t] < 0) {
+			s->failed_resource = c->memory[t].name;
 			snprintf(s->failure, sizeof s->failure,
-				 "container \"%s\": %s is not published for every NUMA node; the kubelet would crash admitting this pod",
+				 "container \"%s\": %s is not published for any NUMA node: no NUMA node can serve it",
 				 who, c->memory[t].name);
 			return false;
 		}
@@ -283,7 +284,7 @@ static bool allocate_memory(struct sim *s, const struct container_demand *c, con
 		int64_t free_sum = 0;
 
 		for (m = best.mask; m; m &= m - 1)
-			free_sum += sim_at(s->avail, s, res[t])[bitmask_lowest(m)];
+			free_sum = i64_add_sat(free_sum, sim_at(s->avail, s, res[t])[bitmask_lowest(m)]);
 		if (free_sum < c->memory[t].amount)
 			satisfied = false;
 	}

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "checked.h"
 #include "inventory.h"
 
 __extension__ typedef __int128 i128;
@@ -98,17 +99,17 @@ static enum err guaranteed_cpus(enum qos_class qos, const struct pod_container *
 				int64_t *out, struct errmsg *msg)
 {
 	const struct quantity *q = container_request(c, "cpu");
-	int64_t value, milli;
+	int64_t value, milli, thousand;
 
 	*out = 0;
 	if (qos != QOS_GUARANTEED || q == NULL)
 		return ERR_OK;
 	if (quantity_scaled(q, 0, &value) != ERR_OK || quantity_scaled(q, -3, &milli) != ERR_OK ||
-	    value > INT64_MAX / 1000 || value > INT32_MAX) {
+	    value > INT32_MAX || !i64_mul_ok(value, 1000, &thousand)) {
 		errmsg_set(msg, "container \"%s\": cpu request out of range", c->name);
 		return ERR_RANGE;
 	}
-	if (value * 1000 == milli)
+	if (thousand == milli)
 		*out = value;
 	return ERR_OK;
 }
@@ -119,8 +120,7 @@ static void amount_add(struct demand_amount **list, size_t *n, const char *name,
 
 	for (i = 0; i < *n; i++) {
 		if (strcmp((*list)[i].name, name) == 0) {
-			(*list)[i].amount = (*list)[i].amount > INT64_MAX - v ? INT64_MAX
-									      : (*list)[i].amount + v;
+			(*list)[i].amount = i64_add_sat((*list)[i].amount, v);
 			return;
 		}
 	}
@@ -274,11 +274,13 @@ static void pod_memory(const struct pod_demand *pd, struct demand_amount **out, 
 				amount_add(&restartable, &nrestartable, a->name, a->amount);
 			else
 				amount_max(&init_max, &ninit_max, a->name,
-					   amount_get(restartable, nrestartable, a->name) + a->amount);
+					   i64_add_sat(amount_get(restartable, nrestartable, a->name),
+						       a->amount));
 		}
 	}
 	for (i = 0; i < napps; i++) {
-		int64_t lr = apps[i].amount + amount_get(restartable, nrestartable, apps[i].name);
+		int64_t lr = i64_add_sat(apps[i].amount,
+					 amount_get(restartable, nrestartable, apps[i].name));
 		int64_t init = amount_get(init_max, ninit_max, apps[i].name);
 
 		amount_add(out, nout, apps[i].name, init > lr ? init : lr);
@@ -313,14 +315,15 @@ enum err pod_demand_new(const struct pod_spec *pod, struct pod_demand **out,
 		if (!c->has_cpu_request)
 			continue;
 		if (c->kind == CONTAINER_SIDECAR)
-			sidecar_sum += c->cpus;
+			sidecar_sum = i64_add_sat(sidecar_sum, c->cpus);
 		else if (c->kind == CONTAINER_INIT) {
-			if (sidecar_sum + c->cpus > init_max)
-				init_max = sidecar_sum + c->cpus;
+			if (i64_add_sat(sidecar_sum, c->cpus) > init_max)
+				init_max = i64_add_sat(sidecar_sum, c->cpus);
 		} else
-			app_sum += c->cpus;
+			app_sum = i64_add_sat(app_sum, c->cpus);
 	}
-	pd->pod_cpus = init_max > app_sum + sidecar_sum ? init_max : app_sum + sidecar_sum;
+	pd->pod_cpus = init_max > i64_add_sat(app_sum, sidecar_sum) ? init_max
+								     : i64_add_sat(app_sum, sidecar_sum);
 	pod_memory(pd, &pd->pod_memory, &pd->npod_memory);
 	pod_devices(pd, &pd->pod_devices, &pd->npod_devices);
 out:

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "checked.h"
 
 #define DEFAULT_MAX_ALLOWABLE_NUMA 8
 
@@ -394,8 +395,6 @@ static int resource_add(struct inventory_node *node, const char *name, int n)
 	return node->nresources++;
 }
 
-static int64_t sat_add(int64_t a, int64_t b);
-
 static void summarize_capacity(struct inventory_resource *r, int n)
 {
 	int64_t caps[INVENTORY_MAX_NUMA];
@@ -413,7 +412,7 @@ static void summarize_capacity(struct inventory_resource *r, int n)
 	}
 	r->top_capacity = xcalloc((size_t)n + 1, sizeof *r->top_capacity);
 	for (i = 0; i < n; i++)
-		r->top_capacity[i + 1] = sat_add(r->top_capacity[i], caps[i]);
+		r->top_capacity[i + 1] = i64_add_sat(r->top_capacity[i], caps[i]);
 }
 
 int inventory_min_affinity(const struct inventory_resource *r, int64_t want, int fallback)
@@ -424,13 +423,6 @@ int inventory_min_affinity(const struct inventory_resource *r, int64_t want, int
 		if (r->top_capacity[k] >= want)
 			return k;
 	return fallback;
-}
-
-static int64_t sat_add(int64_t a, int64_t b)
-{
-	if (b > 0 && a > INT64_MAX - b)
-		return INT64_MAX;
-	return a + b;
 }
 
 enum err inventory_node_new(const struct nrt_object *obj, struct inventory_node **out,
@@ -444,6 +436,12 @@ enum err inventory_node_new(const struct nrt_object *obj, struct inventory_node 
 	int n = 0, i, id;
 
 	*out = NULL;
+	if (obj->invalid != NULL) {
+		/* An item of a stream or list that did not decode. */
+		errmsg_set(msg, "%s", obj->invalid);
+		free(node);
+		return ERR_INVALID;
+	}
 	for (i = 0; i < INVENTORY_MAX_NUMA; i++)
 		dense_of_id[i] = -1;
 	node->name = xstrdup(obj->name ? obj->name : "");
@@ -471,11 +469,8 @@ enum err inventory_node_new(const struct nrt_object *obj, struct inventory_node 
 		dense_of_id[id] = (int)zi; /* temporarily: zone index */
 		n++;
 	}
-	if (n == 0) {
-		errmsg_set(msg, "zones: no zone of type Node (node-<id>): nothing to simulate");
-		rc = ERR_INVALID;
-		goto out;
-	}
+	/* n == 0 is decided after the configuration is read: policy none
+	 * needs no NUMA node (koordlet publishes "zones: []" for new nodes). */
 	node->numa_count = n;
 	for (id = 0, i = 0; id < INVENTORY_MAX_NUMA; id++) {
 		if (dense_of_id[id] == -1)
@@ -532,9 +527,19 @@ enum err inventory_node_new(const struct nrt_object *obj, struct inventory_node 
 			r = inventory_find(node, res->name);
 			if (r < 0)
 				r = resource_add(node, res->name, n);
-			node->resources[r].capacity[i] = res->capacity;
+			/* Defined readings of inconsistent amounts (exporters that
+			 * are stale or count reservations their own way):
+			 *  - capacity below allocatable (e.g. cpu capacity 0,
+			 *    allocatable 8): capacity is at least what is
+			 *    allocatable, so it is read as the allocatable;
+			 *  - available above allocatable: nothing can be freer
+			 *    than allocatable, so it is read as the allocatable.
+			 * Allocatable 0 stays 0: nothing on that NUMA node. */
 			node->resources[r].allocatable[i] = res->allocatable;
-			node->resources[r].available[i] = res->available;
+			node->resources[r].capacity[i] = res->capacity < res->allocatable
+								 ? res->allocatable : res->capacity;
+			node->resources[r].available[i] = res->available > res->allocatable
+								  ? res->allocatable : res->available;
 		}
 	}
 
@@ -551,9 +556,9 @@ enum err inventory_node_new(const struct nrt_object *obj, struct inventory_node 
 					listed = true;
 			if (!listed)
 				r->listed_everywhere = false;
-			r->total_capacity = sat_add(r->total_capacity, r->capacity[d]);
-			r->total_allocatable = sat_add(r->total_allocatable, r->allocatable[d]);
-			r->total_available = sat_add(r->total_available, r->available[d]);
+			r->total_capacity = i64_add_sat(r->total_capacity, r->capacity[d]);
+			r->total_allocatable = i64_add_sat(r->total_allocatable, r->allocatable[d]);
+			r->total_available = i64_add_sat(r->total_available, r->available[d]);
 		}
 		summarize_capacity(r, n);
 		if (r->kind == RESOURCE_CPU)
@@ -563,6 +568,18 @@ enum err inventory_node_new(const struct nrt_object *obj, struct inventory_node 
 	}
 
 	configure(node, obj, &rc, msg);
+	if (rc == ERR_OK && n == 0 && (node->policy != TM_POLICY_NONE || node->config_error[0])) {
+		errmsg_set(msg, "zones: no zone of type Node (node-<id>): nothing to simulate under policy %s",
+			   tm_policy_name(node->policy));
+		rc = ERR_INVALID;
+	}
+	/* Without the static CPU manager the kubelet reports no allocatable
+	 * CPUs (RTE and NFD then publish cpu with allocatable 0 on every zone
+	 * and no cpuManagerPolicy attribute): CPU hints are off, as with
+	 * cpuManagerPolicy none. */
+	if (rc == ERR_OK && node->cpu_static && node->cpu >= 0 &&
+	    node->resources[node->cpu].total_allocatable == 0)
+		node->cpu_static = false;
 	if (rc == ERR_OK)
 		node->emptied = inventory_node_emptied(node);
 out:

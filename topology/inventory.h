@@ -41,8 +41,10 @@ enum resource_kind {
 };
 
 /* One resource across the node's NUMA nodes; arrays are indexed by dense NUMA
- * index. A zone that does not list the resource contributes zeros (and, for
- * memory types, clears listed_everywhere). */
+ * index. A zone that does not list the resource contributes zeros (and clears
+ * listed_everywhere): for a hugepage size that means 0 pages there (§6.12).
+ * capacity is at least allocatable and available at most allocatable (see
+ * inventory_node_new for these readings of inconsistent exporters). */
 struct inventory_resource {
 	char *name;
 	enum resource_kind kind;

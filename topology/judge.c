@@ -256,7 +256,7 @@ static void fail_missing_type(struct verdict *v, const char *who, const char *ty
 	v->admit = false;
 	v->reason = REASON_UNEXPECTED_ADMISSION;
 	snprintf(v->message, sizeof v->message,
-		 "%s: %s is not published for every NUMA node; the kubelet's memory manager would crash on this pod",
+		 "%s: %s is not published for any NUMA node: no NUMA node can serve it",
 		 who, type);
 	snprintf(v->resources, sizeof v->resources, "%s", type);
 }

@@ -35,5 +35,6 @@ void nrt_object_cleanup(struct nrt_object *obj)
 		free(z->costs);
 	}
 	free(obj->zones);
+	free(obj->invalid);
 	memset(obj, 0, sizeof *obj);
 }

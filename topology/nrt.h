@@ -48,6 +48,12 @@ struct nrt_object {
 	size_t nattributes;
 	struct nrt_zone *zones;
 	size_t nzones;
+	/* Non-NULL for an item of a multi-object file (YAML stream or List)
+	 * that did not decode: the decoder's message, naming the item's index
+	 * and node. Only name (when it was readable, or "") is set then, and
+	 * inventory_node_new refuses the object with this message, so one bad
+	 * item never takes the other nodes of its file with it. */
+	char *invalid;
 };
 
 /* Frees every string and array the object owns (not the object itself) and

@@ -9,12 +9,15 @@
 
 #include <string.h>
 
+#include "checked.h"
+
 static bool singleton_mode(const struct sim *s)
 {
 	return s->node->policy == TM_POLICY_SINGLE_NUMA_NODE && !s->node->full_enumeration;
 }
 
-/* The next mask with the same number of bits (Gosper's hack). */
+/* The next mask with the same number of bits (Gosper's hack). m must be
+ * nonzero: callers start from ((1 << k) - 1) with k >= 1. */
 static inline uint64_t next_same_count(uint64_t m)
 {
 	uint64_t c = m & -m, r = m + c;
@@ -27,7 +30,7 @@ static int64_t mask_sum(const int64_t *v, uint64_t m)
 	int64_t sum = 0;
 
 	for (; m; m &= m - 1)
-		sum += v[__builtin_ctzll(m)];
+		sum = i64_add_sat(sum, v[__builtin_ctzll(m)]);
 	return sum;
 }
 
@@ -38,7 +41,7 @@ static int64_t *subset_sums(struct sim *s, const int64_t *v)
 	int64_t *sum = arena_alloc(s->arena, size * sizeof *sum);
 
 	for (m = 1; m < size; m++)
-		sum[m] = sum[m & (m - 1)] + v[__builtin_ctzll(m)];
+		sum[m] = i64_add_sat(sum[m & (m - 1)], v[__builtin_ctzll(m)]);
 	return sum;
 }
 
@@ -71,10 +74,18 @@ static void count_hints(struct sim *s, struct hint_list *l, int r, bitmask_t uni
 
 	for (i = 0; i < s->n; i++) {
 		if (reuse[i] > 0) {
-			reuse_total += reuse[i];
+			reuse_total = i64_add_sat(reuse_total, reuse[i]);
 			reuse_nodes |= (bitmask_t)1 << i;
 		}
 	}
+	/* A preferred size outside 1..n (no NUMA node with any capacity)
+	 * would start the k-subset walk at the empty mask, where Gosper's
+	 * step divides by zero: no subset of that size exists, so the list
+	 * has no preferred hint, and the smallest real size stands in. */
+	if (min_aff < 1)
+		min_aff = 1;
+	if (min_aff > s->n)
+		min_aff = s->n;
 	l->min_affinity = min_aff;
 	if (l->all == NULL) {
 		if (min_aff != 1)
@@ -83,7 +94,7 @@ static void count_hints(struct sim *s, struct hint_list *l, int r, bitmask_t uni
 			bitmask_t one = (bitmask_t)1 << i;
 
 			if ((universe & one) && !(reuse_nodes & ~one) &&
-			    avail[i] + reuse_total >= want)
+			    i64_add_sat(avail[i], reuse_total) >= want)
 				l->singles |= one;
 		}
 		return;
@@ -95,7 +106,7 @@ static void count_hints(struct sim *s, struct hint_list *l, int r, bitmask_t uni
 		for (m = ((uint64_t)1 << min_aff) - 1; m < size; m = next_same_count(m)) {
 			if ((m & ~universe) || (reuse_nodes & ~m))
 				continue;
-			if (mask_sum(avail, m) + reuse_total < want)
+			if (i64_add_sat(mask_sum(avail, m), reuse_total) < want)
 				continue;
 			maskset_add(l->all, m);
 			maskset_add(l->pref, m);
@@ -111,7 +122,7 @@ static void count_hints(struct sim *s, struct hint_list *l, int r, bitmask_t uni
 		for (m = 1; m < size; m++) {
 			if ((m & ~universe) || (reuse_nodes & ~m))
 				continue;
-			if (sum[m] + reuse_total < want)
+			if (i64_add_sat(sum[m], reuse_total) < want)
 				continue;
 			maskset_add(l->all, m);
 			if (bitmask_count(m) == min_aff)
@@ -162,7 +173,7 @@ static bool device_hints(struct sim *s, const struct demand_amount *d, struct hi
 	avail = sim_at(s->avail, s, r);
 	reuse = sim_at(s->reuse, s, r);
 	for (i = 0; i < s->n; i++)
-		total += avail[i] + reuse[i];
+		total = i64_add_sat(total, i64_add_sat(avail[i], reuse[i]));
 	if (total < d->amount) {
 		l->nil_nonpref = true;
 		l->min_affinity = inventory_min_affinity(&node->resources[r], d->amount, s->n);
@@ -228,7 +239,8 @@ size_t providers_memory_hints(struct sim *s, const struct demand_amount *memory,
 				ok = false;
 		}
 		for (t = 0; t < (size_t)k && ok; t++)
-			ok = free_sum[t][m] + mem_reuse_get(s, m, res[t]) >= memory[t].amount;
+			ok = i64_add_sat(free_sum[t][m], mem_reuse_get(s, m, res[t])) >=
+			     memory[t].amount;
 		if (!ok)
 			continue;
 		if (all)
@@ -263,8 +275,8 @@ static bool memory_subset_ok(struct sim *s, const struct demand_amount *memory, 
 			return false;
 	}
 	for (t = 0; t < k; t++)
-		if (mask_sum(sim_at(s->avail, s, res[t]), m) + mem_reuse_get(s, m, res[t]) <
-		    memory[t].amount)
+		if (i64_add_sat(mask_sum(sim_at(s->avail, s, res[t]), m),
+				mem_reuse_get(s, m, res[t])) < memory[t].amount)
 			return false;
 	return true;
 }
@@ -311,12 +323,11 @@ static size_t memory_hints(struct sim *s, const struct ask *a, struct hint_list 
 		return 0;
 	for (t = 0; t < a->nmemory; t++) {
 		res[t] = sim_resource(s, a->memory[t].name);
-		/* A hugepage size some NUMA node lacks would crash the kubelet;
-		 * regular memory always has a table (a zone not listing it
-		 * counts as having none). */
-		if (res[t] < 0 || (!node->resources[res[t]].listed_everywhere &&
-				   strcmp(node->resources[res[t]].name, "memory") != 0)) {
-			/* The kubelet dereferences the missing per-NUMA table. */
+		/* A zone that does not list a memory type has none of it
+		 * (exporters leave out blocks whose allocatable is 0, §6.12):
+		 * the inventory reads zeros there. A type no zone lists cannot
+		 * be served from any NUMA node. */
+		if (res[t] < 0) {
 			notes->memory_missing_type = true;
 			strncpy(notes->missing, a->memory[t].name, sizeof notes->missing - 1);
 			return 0;
@@ -339,8 +350,8 @@ static size_t memory_hints(struct sim *s, const struct ask *a, struct hint_list 
 
 			for (t = 0; t < a->nmemory && ok; t++)
 				ok = node->resources[res[t]].allocatable[i] >= a->memory[t].amount &&
-				     sim_at(s->avail, s, res[t])[i] +
-						     mem_reuse_get(s, (bitmask_t)1 << i, res[t]) >=
+				     i64_add_sat(sim_at(s->avail, s, res[t])[i],
+						 mem_reuse_get(s, (bitmask_t)1 << i, res[t])) >=
 					     a->memory[t].amount;
 			if (ok)
 				singles |= (bitmask_t)1 << i;

@@ -23,33 +23,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked.h"
+
 /* Beyond this many NUMA nodes the k-subset enumeration for the distance term
  * would cost too much per node and per pod; the kubelet itself stops
  * simulating at INVENTORY_MAX_SIMULATED_NUMA. */
 #define SCORE_MAX_DISTANCE_NUMA 16
 
 /* Inventories come from outside: amounts and distances are any int64, so
- * sums saturate instead of wrapping. */
-static int64_t sat_add(int64_t a, int64_t b)
-{
-	int64_t s;
-
-	if (__builtin_add_overflow(a, b, &s))
-		return b > 0 ? INT64_MAX : INT64_MIN;
-	return s;
-}
-
+ * sums saturate (checked.h) instead of wrapping. */
 /* floor(a * m / b) for 0 <= a <= b, b > 0, m >= 0, without the overflow of
  * a * m for petabyte-sized memory: binary long division in which the
- * remainder stays below b < 2^63, so doubling it fits in 64 bits. */
+ * remainder stays below b < 2^63, so doubling it fits in 64 bits. Outside
+ * that domain the result is still defined: b <= 0 gives 0 (nothing
+ * allocatable scores nothing), a is clamped to 0..b (a share is never below
+ * none or above all), m < 0 gives 0. */
 static int64_t mul_div(int64_t a, int64_t m, int64_t b)
 {
-	uint64_t ua = (uint64_t)a, ub = (uint64_t)b, um = (uint64_t)m;
+	uint64_t ua, ub, um;
 	uint64_t q = 0, rem = 0;
+	int64_t p;
 	int bit;
 
-	if (m == 0 || a <= INT64_MAX / m)
-		return a * m / b;
+	if (b <= 0 || m <= 0 || a <= 0)
+		return 0;
+	if (a > b)
+		a = b;
+	if (i64_mul_ok(a, m, &p))
+		return p / b;
+	ua = (uint64_t)a;
+	ub = (uint64_t)b;
+	um = (uint64_t)m;
 	for (bit = 63; bit >= 0; bit--) {
 		q <<= 1;
 		rem <<= 1;
@@ -132,7 +136,7 @@ static struct amounts amounts_of(const struct inventory_node *node, const struct
 		int64_t u = verdict_usage(v, r, i);
 
 		if (u > 0)
-			a.requested = sat_add(a.requested, u);
+			a.requested = i64_add_sat(a.requested, u);
 	}
 	for (i = 0; i < node->numa_count; i++) {
 		int64_t al, av;
@@ -143,13 +147,13 @@ static struct amounts amounts_of(const struct inventory_node *node, const struct
 		 * al - av from overflowing. */
 		al = res->allocatable[i] > 0 ? res->allocatable[i] : 0;
 		av = res->available[i] > 0 ? res->available[i] : 0;
-		a.allocatable = sat_add(a.allocatable, al);
+		a.allocatable = i64_add_sat(a.allocatable, al);
 		/* Agents report available above allocatable now and then
 		 * (reserved CPUs, stale updates): nothing is used then. */
 		if (al > av)
-			a.used = sat_add(a.used, al - av);
+			a.used = i64_add_sat(a.used, al - av);
 	}
-	a.after = sat_add(a.used, a.requested);
+	a.after = i64_add_sat(a.used, a.requested);
 	if (a.after > a.allocatable)
 		a.after = a.allocatable;
 	return a;
@@ -243,7 +247,7 @@ static int64_t distance_sum(const struct inventory_node *node, bitmask_t mask)
 		while (b) {
 			int j = bitmask_lowest(b);
 
-			sum = sat_add(sum, node->distance[(size_t)i * (size_t)n + (size_t)j]);
+			sum = i64_add_sat(sum, node->distance[(size_t)i * (size_t)n + (size_t)j]);
 			b &= b - 1;
 		}
 		a &= a - 1;
@@ -346,7 +350,7 @@ int64_t score_node(const struct score_config *cfg, const struct inventory_node *
 		return finish(out, 0, 0, "no NUMA-bound request");
 	for (r = 0; r < node->nresources; r++)
 		if (scored(cfg, node, v, r, &w))
-			wsum += w;
+			wsum = i64_add_sat(wsum, w);
 	if (wsum == 0)
 		return finish(out, 0, k, "all weights are 0");
 
@@ -362,7 +366,7 @@ int64_t score_node(const struct score_config *cfg, const struct inventory_node *
 			if (!scored(cfg, node, v, r, &w))
 				continue;
 			a = amounts_of(node, v, r, p);
-			wscore += w * allocated_part(st, &a);
+			wscore = i64_add_sat(wscore, i64_mul_sat(w, allocated_part(st, &a)));
 		}
 		score100 = wscore / wsum;
 	}

@@ -85,8 +85,8 @@ struct ask {
 	size_t ndevices;
 };
 
-/* Provider outcome beyond the lists: the kubelet would crash on this pod (a
- * requested hugepage size missing from a NUMA node's memory table). */
+/* Provider outcome beyond the lists: a requested memory type (a hugepage
+ * size) that no zone publishes, so no NUMA node can serve it. */
 struct provider_notes {
 	bool memory_missing_type;
 	char missing[96];

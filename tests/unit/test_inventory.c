@@ -144,8 +144,25 @@ static void inventory_rejects_bad_zones(void **state)
 		       "zones[0].name: \"node-64\": a zone of type Node must be named node-<id> with id 0..63");
 	expect_invalid("- {name: node-1, type: Node}\n- {name: node-1, type: Node}\n",
 		       "zones[1].name: \"node-1\": duplicate NUMA node");
-	expect_invalid("- {name: socket-0, type: Socket}\n",
-		       "zones: no zone of type Node (node-<id>): nothing to simulate");
+}
+
+/* Policy none needs no NUMA node (koordlet publishes "zones: []" for a new
+ * node); any other policy does. */
+static void inventory_no_numa_zone(void **state)
+{
+	struct inventory_node *n = NULL;
+	struct errmsg msg;
+
+	(void)state;
+	n = ok("", "- {name: socket-0, type: Socket}\n");
+	assert_int_equal(n->numa_count, 0);
+	assert_int_equal(n->policy, TM_POLICY_NONE);
+	inventory_node_free(n);
+	assert_int_equal(build("attributes:\n- {name: topologyManagerPolicy, value: restricted}\n",
+			       "- {name: socket-0, type: Socket}\n", &n, &msg), ERR_INVALID);
+	assert_null(n);
+	assert_string_equal(msg.text,
+			    "zones: no zone of type Node (node-<id>): nothing to simulate under policy restricted");
 }
 
 static void expect_config(const char *attrs, const char *error)
@@ -258,6 +275,7 @@ int main(void)
 		cmocka_unit_test(inventory_resources_and_distances),
 		cmocka_unit_test(inventory_sparse_ids_are_dense_in_order),
 		cmocka_unit_test(inventory_rejects_bad_zones),
+		cmocka_unit_test(inventory_no_numa_zone),
 		cmocka_unit_test(inventory_kubelet_config_validation),
 		cmocka_unit_test(inventory_options_in_both_spellings),
 		cmocka_unit_test(inventory_legacy_topology_policies),
