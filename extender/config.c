@@ -50,6 +50,7 @@ enum slot {
 	SLOT_KUBECONFIG,
 	SLOT_RES_NAME,
 	SLOT_BIND,
+	SLOT_MAX_BUFFERED,
 	SLOT_COUNT,
 };
 
@@ -903,7 +904,32 @@ static const struct field limits_fields[] = {
 	{ .key = "idleTimeout", .kind = K_DURATION, .offset = CFG(idle_timeout_ms),
 	  .min = 90001, .max = 3600000, .range = "more than 90s, up to 1h",
 	  .below = "must be more than 90s (kube-scheduler closes idle connections at 90s)" },
+	/* From accept (or from the request line on a kept-alive connection)
+	 * to the last byte of the request: silent and trickling clients give
+	 * their connection back after this, whatever the idle timeout. */
+	{ .key = "requestTimeout", .kind = K_DURATION, .offset = CFG(http_request_timeout_ms),
+	  .min = 1000, .max = 600000, .range = "1s..10m" },
+	/* kube-scheduler comes from one address: keep this well above the
+	 * binds it runs at once (0 turns the cap off). */
+	{ .key = "maxConnectionsPerClient", .kind = K_INT,
+	  .offset = CFG(max_connections_per_client),
+	  .min = 0, .max = 100000, .range = "0..100000" },
+	{ .key = "maxBufferedBytes", .kind = K_BYTES, .offset = CFG(max_buffered_bytes),
+	  .min = 1024, .max = (int64_t)1 << 40, .range = "1Ki..1Ti", .slot = SLOT_MAX_BUFFERED },
 };
+
+/* limits: the buffer shared by all requests must hold the largest one
+ * (unset, it grows with maxBodyBytes). */
+static enum err check_limits(struct loader *l, const struct config *c)
+{
+	if (c->max_buffered_bytes != 0 && c->max_buffered_bytes < c->max_body_bytes)
+		return fail(l, &l->value_mark[SLOT_MAX_BUFFERED], ERR_INVALID,
+			    "limits.maxBufferedBytes",
+			    "%lld is less than limits.maxBodyBytes (%lld): the largest body "
+			    "allowed could never be taken",
+			    (long long)c->max_buffered_bytes, (long long)c->max_body_bytes);
+	return ERR_OK;
+}
 
 static const struct field decision_log_fields[] = {
 	{ .key = "path", .kind = K_STRING, .offset = CFG(decision_log_path),
@@ -1050,6 +1076,8 @@ static enum err load(struct loader *l, struct config *c)
 			goto out;
 	}
 	rc = cross_check(l, c);
+	if (rc == ERR_OK)
+		rc = check_limits(l, c);
 out:
 	if (l->have_event)
 		yaml_event_delete(&l->ev);
@@ -1086,6 +1114,9 @@ void config_init(struct config *c)
 	c->max_body_bytes = (int64_t)8 << 20;
 	c->max_connections = 256;
 	c->idle_timeout_ms = 120000;
+	c->http_request_timeout_ms = 10000;
+	c->max_connections_per_client = 64;
+	c->max_buffered_bytes = 0; /* 64 MiB, or maxBodyBytes when larger */
 	c->threads = 2;
 	c->log_level = CONFIG_LOG_INFO;
 	c->ledger_enabled = true;

@@ -74,6 +74,12 @@ struct config {
 	int64_t max_body_bytes;        /* default 8 MiB; 1 KiB .. 1 GiB */
 	int64_t max_connections;       /* default 256 */
 	int64_t idle_timeout_ms;       /* keep-alive idle; default 120 s; must be > 90 s */
+	int64_t http_request_timeout_ms;   /* a request must be received within this of
+					    * its connection's accept or its request line;
+					    * default 10 s */
+	int64_t max_connections_per_client; /* per client address; default 64; 0: no cap */
+	int64_t max_buffered_bytes;    /* request bodies held at once; 0 (default):
+					* 64 MiB, or max_body_bytes when larger */
 	int64_t threads;               /* request threads, default 2; 1 .. 64 */
 
 	/* Decision log (JSON Lines); NULL path: off. */

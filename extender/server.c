@@ -1,7 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* libmicrohttpd glue: an epoll thread pool (the verbs only use the CPU),
- * the per-request body buffer capped before it grows, mTLS verification
- * cached per connection, and quiesce -> drain -> stop on shutdown. */
+/* libmicrohttpd glue: a poll thread pool (the verbs only use the CPU),
+ * the per-request body buffer capped before it grows and counted against a
+ * bound shared by all requests, mTLS verification cached per connection, a
+ * deadline for receiving each request enforced by a sweeper thread, and
+ * quiesce -> drain -> stop on shutdown.
+ *
+ * Poll, not epoll: libmicrohttpd 0.9.75's edge-triggered epoll loop misses
+ * the end of a connection whose last data and FIN arrive together (a short
+ * read clears "read ready" and no new edge comes), leaving the socket in
+ * CLOSE-WAIT, its slot taken and its request in flight until the idle
+ * timeout. Poll is level-triggered and sees the EOF at once. */
 #include "extender/server.h"
 
 #include <arpa/inet.h>
@@ -10,6 +18,7 @@
 #include <gnutls/x509.h>
 #include <microhttpd.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -45,16 +54,45 @@ struct listener {
 	struct server *server;
 };
 
+/* Per connection (MHD's socket context), from accept to close. */
+struct conn_state {
+	struct conn_state *prev, *next;  /* server's list, under conns_lock */
+	MHD_socket fd;
+	int verified;                    /* mTLS: 0 unknown, 1 verified, -1 refused */
+	bool in_request;                 /* receiving a request (its MHD thread only) */
+	/* Monotonic ms by which the request being received must be complete,
+	 * or the keep-alive wait for the next one over; 0: none. Set by the
+	 * connection's thread, cleared by the sweeper when it acts. */
+	_Atomic int64_t deadline_ms;
+};
+
 struct server {
 	struct listener main, metrics;
 	const struct handler_ctx *ctx;
 	char *filter_path, *prioritize_path, *bind_path;
 	int64_t max_body;
+	int64_t max_buffered;
+	int64_t request_timeout_ms, idle_timeout_ms;
 	char *cert_pem, *key_pem, *ca_pem;
 	char **client_names;
 	size_t nclient_names;
 	_Atomic bool draining;
 	_Atomic int inflight;
+	_Atomic int64_t buffered;             /* bytes reserved by request bodies */
+	_Atomic uint64_t request_timeouts;    /* connections closed by the deadline */
+	_Atomic uint64_t busy_refusals;       /* 503: maxBufferedBytes reached */
+	_Atomic uint64_t aborted;             /* requests ended without a reply sent */
+
+	/* Every open connection, for the sweeper. A connection leaves the
+	 * list (NOTIFY_CLOSED) before libmicrohttpd closes its socket, so a
+	 * socket found here under the lock is still that connection's. */
+	pthread_mutex_t conns_lock;
+	pthread_cond_t sweeper_wake;
+	struct conn_state *conns;
+	int64_t nconns;
+	bool sweeper_stop;
+	bool sweeper_running;
+	pthread_t sweeper;
 };
 
 struct request {
@@ -62,15 +100,20 @@ struct request {
 	char *ledger_node;  /* /ledger/<node> */
 	char *body;
 	size_t len, cap;
+	size_t reserved;    /* bytes counted in server->buffered */
 	bool too_big;
+	bool busy;          /* the shared buffer bound refused this body */
 	bool counted;       /* counted in inflight */
 	struct timespec start;
 };
 
-/* Per-connection state for mTLS: 0 unknown, 1 verified, -1 refused. */
-struct conn_state {
-	int verified;
-};
+static int64_t now_ms(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
 
 static double elapsed(const struct timespec *start)
 {
@@ -92,6 +135,8 @@ static enum metrics_verb verb_of(enum route r)
 									  : METRICS_OTHER;
 }
 
+static void request_received(struct MHD_Connection *c);
+
 static enum MHD_Result send_reply(struct server *s, struct MHD_Connection *c,
 				  struct request *req, struct reply *r)
 {
@@ -109,6 +154,7 @@ static enum MHD_Result send_reply(struct server *s, struct MHD_Connection *c,
 					is_verb(req->route) ? "POST" : "GET");
 	if (atomic_load(&s->draining))
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	request_received(c);
 	ret = MHD_queue_response(c, (unsigned int)r->status, resp);
 	MHD_destroy_response(resp);
 	metrics_request(verb_of(req->route), r->status, elapsed(&req->start));
@@ -199,33 +245,211 @@ static bool client_allowed(struct server *s, struct MHD_Connection *c)
 	return ok;
 }
 
+static struct conn_state *conn_state_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci;
+
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return ci ? (struct conn_state *)ci->socket_context : NULL;
+}
+
+/* A new connection must deliver its first request (TLS handshake included)
+ * within the request timeout; it joins the sweeper's list. */
 static void notify_connection(void *cls, struct MHD_Connection *c, void **socket_context,
 			      enum MHD_ConnectionNotificationCode code)
 {
-	(void)cls;
-	(void)c;
+	struct listener *l = cls;
+	struct server *s = l->server;
+	struct conn_state *cs;
+
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-		*socket_context = xcalloc(1, sizeof(struct conn_state));
+		const union MHD_ConnectionInfo *ci;
+
+		cs = xcalloc(1, sizeof *cs);
+		ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		cs->fd = ci ? ci->connect_fd : MHD_INVALID_SOCKET;
+		cs->in_request = true;
+		atomic_init(&cs->deadline_ms, now_ms() + s->request_timeout_ms);
+		pthread_mutex_lock(&s->conns_lock);
+		cs->next = s->conns;
+		if (s->conns)
+			s->conns->prev = cs;
+		s->conns = cs;
+		s->nconns++;
+		pthread_mutex_unlock(&s->conns_lock);
+		*socket_context = cs;
 	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
-		free(*socket_context);
+		cs = *socket_context;
+		if (cs == NULL)
+			return;
+		pthread_mutex_lock(&s->conns_lock);
+		if (cs->prev)
+			cs->prev->next = cs->next;
+		else
+			s->conns = cs->next;
+		if (cs->next)
+			cs->next->prev = cs->prev;
+		s->nconns--;
+		pthread_mutex_unlock(&s->conns_lock);
+		free(cs);
 		*socket_context = NULL;
 	}
 }
 
+/* The request line of a request has arrived (MHD_OPTION_URI_LOG_CALLBACK,
+ * before its headers): on a kept-alive connection the clock starts now.
+ * The first request keeps the deadline set at accept. */
+static void *request_line(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	struct listener *l = cls;
+	struct conn_state *cs = conn_state_of(c);
+
+	(void)uri;
+	if (cs != NULL && !cs->in_request) {
+		cs->in_request = true;
+		atomic_store(&cs->deadline_ms, now_ms() + l->server->request_timeout_ms);
+	}
+	return NULL; /* *con_cls stays NULL for the access handler's first call */
+}
+
+/* The request is in (or answered before its body): no deadline while the
+ * handler works and the reply goes out. */
+static void request_received(struct MHD_Connection *c)
+{
+	struct conn_state *cs = conn_state_of(c);
+
+	if (cs != NULL && cs->in_request) {
+		cs->in_request = false;
+		atomic_store(&cs->deadline_ms, 0);
+	}
+}
+
+/* Bytes of request bodies held at once are bounded across all requests. */
+static bool reserve_bytes(struct server *s, size_t n)
+{
+	int64_t cur = atomic_load(&s->buffered);
+
+	do {
+		if (cur + (int64_t)n > s->max_buffered)
+			return false;
+	} while (!atomic_compare_exchange_weak(&s->buffered, &cur, cur + (int64_t)n));
+	return true;
+}
+
+static void release_bytes(struct server *s, struct request *req)
+{
+	if (req->reserved > 0)
+		atomic_fetch_sub(&s->buffered, (int64_t)req->reserved);
+	req->reserved = 0;
+}
+
+/* Sweeps the connections every tick and shuts down the socket of each whose
+ * deadline has passed. The shutdown wakes the connection's thread (poll
+ * reports the EOF), which closes it and ends its request through the usual
+ * paths (request_completed, NOTIFY_CLOSED), so nothing is freed here. */
+static void *sweeper_main(void *arg)
+{
+	struct server *s = arg;
+	int64_t tick = s->request_timeout_ms / 4;
+
+	if (tick > 250)
+		tick = 250;
+	if (tick < 10)
+		tick = 10;
+	pthread_mutex_lock(&s->conns_lock);
+	while (!s->sweeper_stop) {
+		int64_t now = now_ms();
+		uint64_t closed = 0;
+		struct conn_state *cs;
+		struct timespec until;
+
+		for (cs = s->conns; cs != NULL; cs = cs->next) {
+			int64_t d = atomic_load(&cs->deadline_ms);
+
+			if (d == 0 || now < d || cs->fd == MHD_INVALID_SOCKET)
+				continue;
+			if (!atomic_compare_exchange_strong(&cs->deadline_ms, &d, 0))
+				continue; /* its thread just moved it */
+			atomic_fetch_add(&s->request_timeouts, 1); /* counted before it shows */
+			shutdown(cs->fd, SHUT_RDWR);
+			closed++;
+		}
+		if (closed > 0) {
+			pthread_mutex_unlock(&s->conns_lock);
+			log_warn("closed connections that sent no complete request in time",
+				 "connections=%llu request_timeout_ms=%lld", (unsigned long long)closed,
+				 (long long)s->request_timeout_ms);
+			pthread_mutex_lock(&s->conns_lock);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_nsec += (long)(tick % 1000) * 1000000L;
+		until.tv_sec += (time_t)(tick / 1000) + until.tv_nsec / 1000000000L;
+		until.tv_nsec %= 1000000000L;
+		if (!s->sweeper_stop)
+			pthread_cond_timedwait(&s->sweeper_wake, &s->conns_lock, &until);
+	}
+	pthread_mutex_unlock(&s->conns_lock);
+	return NULL;
+}
+
 static bool authorized(struct listener *l, struct MHD_Connection *c)
 {
-	const union MHD_ConnectionInfo *ci;
 	struct conn_state *cs;
 
 	if (!l->mtls)
 		return true;
-	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	cs = ci ? (struct conn_state *)ci->socket_context : NULL;
+	cs = conn_state_of(c);
 	if (cs == NULL)
 		return client_allowed(l->server, c);
 	if (cs->verified == 0)
 		cs->verified = client_allowed(l->server, c) ? 1 : -1;
 	return cs->verified > 0;
+}
+
+/* The server's own gauges and counters, after the process-wide ones. */
+static void append_server_metrics(struct server *s, struct reply *r)
+{
+	char text[2048];
+	int n;
+	int64_t nconns;
+
+	pthread_mutex_lock(&s->conns_lock);
+	nconns = s->nconns;
+	pthread_mutex_unlock(&s->conns_lock);
+	n = snprintf(text, sizeof text,
+		     "# HELP numa_extender_http_requests_in_flight Requests received and not yet "
+		     "done, not counting the scrape that reads this.\n"
+		     "# TYPE numa_extender_http_requests_in_flight gauge\n"
+		     "numa_extender_http_requests_in_flight %d\n"
+		     "# HELP numa_extender_http_connections Open client connections, all listeners.\n"
+		     "# TYPE numa_extender_http_connections gauge\n"
+		     "numa_extender_http_connections %lld\n"
+		     "# HELP numa_extender_http_buffered_bytes Request body bytes held "
+		     "(bounded by limits.maxBufferedBytes).\n"
+		     "# TYPE numa_extender_http_buffered_bytes gauge\n"
+		     "numa_extender_http_buffered_bytes %lld\n"
+		     "# HELP numa_extender_http_request_timeouts_total Connections closed because "
+		     "a request was not received within limits.requestTimeout.\n"
+		     "# TYPE numa_extender_http_request_timeouts_total counter\n"
+		     "numa_extender_http_request_timeouts_total %llu\n"
+		     "# HELP numa_extender_http_busy_refusals_total Requests refused with 503 "
+		     "because limits.maxBufferedBytes was reached.\n"
+		     "# TYPE numa_extender_http_busy_refusals_total counter\n"
+		     "numa_extender_http_busy_refusals_total %llu\n"
+		     "# HELP numa_extender_http_aborted_requests_total Requests that ended "
+		     "without their reply sent (client closed, read error, timeout).\n"
+		     "# TYPE numa_extender_http_aborted_requests_total counter\n"
+		     "numa_extender_http_aborted_requests_total %llu\n",
+		     atomic_load(&s->inflight) - 1, (long long)nconns,
+		     (long long)atomic_load(&s->buffered),
+		     (unsigned long long)atomic_load(&s->request_timeouts),
+		     (unsigned long long)atomic_load(&s->busy_refusals),
+		     (unsigned long long)atomic_load(&s->aborted));
+	if (n <= 0 || (size_t)n >= sizeof text)
+		return;
+	r->body = xrealloc(r->body, r->len + (size_t)n + 1);
+	memcpy(r->body + r->len, text, (size_t)n + 1);
+	r->len += (size_t)n;
 }
 
 static enum MHD_Result handle_get(struct server *s, struct MHD_Connection *c, struct request *req)
@@ -255,10 +479,24 @@ static enum MHD_Result handle_get(struct server *s, struct MHD_Connection *c, st
 		r.status = 200;
 		r.content_type = "text/plain; version=0.0.4; charset=utf-8";
 		r.body = metrics_render(&r.len);
+		append_server_metrics(s, &r);
 		return send_reply(s, c, req, &r);
 	default:
 		return send_text(s, c, req, 404, "not found");
 	}
+}
+
+/* kube-scheduler retries a filter that fails; the body is for people. */
+#define BUSY_TEXT \
+	"server busy: request bodies being received exceed limits.maxBufferedBytes; retry"
+
+/* Forgets a body that will not be used (and its share of the bound). */
+static void drop_body(struct server *s, struct request *req)
+{
+	free(req->body);
+	req->body = NULL;
+	req->len = req->cap = 0;
+	release_bytes(s, req);
 }
 
 static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const char *url,
@@ -300,6 +538,11 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
 			/* Refuse before reading a byte of an oversized body. */
 			if (*end != '\0' || n > (unsigned long long)s->max_body)
 				return send_text(s, c, req, 413, "request body too large");
+			if (!reserve_bytes(s, (size_t)n + 1)) {
+				atomic_fetch_add(&s->busy_refusals, 1);
+				return send_text(s, c, req, 503, BUSY_TEXT);
+			}
+			req->reserved = (size_t)n + 1;
 			req->cap = (size_t)n + 1;
 			req->body = xmalloc(req->cap);
 		}
@@ -309,24 +552,42 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
 		size_t n = *upload_size;
 
 		*upload_size = 0;
-		if (req->too_big || req->len + n > (size_t)s->max_body) {
-			req->too_big = true; /* keep reading, store nothing */
+		if (req->too_big || req->busy)
+			return MHD_YES; /* keep reading, store nothing */
+		if (req->len + n > (size_t)s->max_body) {
+			req->too_big = true;
+			drop_body(s, req);
 			return MHD_YES;
 		}
 		if (req->len + n + 1 > req->cap) {
-			req->cap = (req->len + n + 1) * 2;
-			if (req->cap > (size_t)s->max_body + 1)
-				req->cap = (size_t)s->max_body + 1;
+			size_t cap = (req->len + n + 1) * 2;
+
+			if (cap > (size_t)s->max_body + 1)
+				cap = (size_t)s->max_body + 1;
+			if (cap > req->reserved) {
+				if (!reserve_bytes(s, cap - req->reserved)) {
+					req->busy = true;
+					drop_body(s, req);
+					return MHD_YES;
+				}
+				req->reserved = cap;
+			}
+			req->cap = cap;
 			req->body = xrealloc(req->body, req->cap);
 		}
 		memcpy(req->body + req->len, upload_data, n);
 		req->len += n;
 		return MHD_YES;
 	}
+	request_received(c);
 	if (!is_verb(req->route))
 		return handle_get(s, c, req);
 	if (req->too_big)
 		return send_text(s, c, req, 413, "request body too large");
+	if (req->busy) {
+		atomic_fetch_add(&s->busy_refusals, 1);
+		return send_text(s, c, req, 503, BUSY_TEXT);
+	}
 	if (req->body == NULL)
 		req->body = xmalloc(1);
 	req->body[req->len] = '\0';
@@ -343,14 +604,26 @@ static void request_completed(void *cls, struct MHD_Connection *c, void **con_cl
 			      enum MHD_RequestTerminationCode toe)
 {
 	struct listener *l = cls;
+	struct server *s = l->server;
 	struct request *req = *con_cls;
+	struct conn_state *cs = conn_state_of(c);
 
-	(void)c;
-	(void)toe;
+	/* Called for every request libmicrohttpd told us of (request line
+	 * or handler), whether answered, aborted by the client, timed out
+	 * or cut by the shutdown: the one place its counts are given back. */
+	if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
+		atomic_fetch_add(&s->aborted, 1);
+	else if (cs != NULL) {
+		/* Kept alive: the next request line must come before the idle
+		 * timeout, even one byte at a time. */
+		cs->in_request = false;
+		atomic_store(&cs->deadline_ms, now_ms() + s->idle_timeout_ms);
+	}
 	if (req == NULL)
 		return;
 	if (req->counted)
-		atomic_fetch_sub(&l->server->inflight, 1);
+		atomic_fetch_sub(&s->inflight, 1);
+	release_bytes(s, req);
 	free(req->body);
 	free(req->ledger_node);
 	free(req);
@@ -369,6 +642,13 @@ static void mhd_logger(void *cls, const char *fmt, va_list ap)
 	len = strlen(text);
 	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
 		text[--len] = '\0';
+	/* A client going away is its own business (and, by the thousand, a
+	 * way to flood the log); /metrics counts aborted requests. */
+	if (strstr(text, "closed by remote side") || strstr(text, "has been disconnected") ||
+	    strstr(text, "Connection socket is closed")) {
+		log_debug("http server", "detail=%s", log_quote(text, quoted, sizeof quoted));
+		return;
+	}
 	log_warn("http server", "detail=%s", log_quote(text, quoted, sizeof quoted));
 }
 
@@ -405,13 +685,13 @@ static enum err listener_start(struct server *s, struct listener *l, const struc
 {
 	struct sockaddr_storage addr;
 	socklen_t alen = 0;
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC |
 			     MHD_USE_ERROR_LOG;
 	unsigned int timeout = (unsigned int)((cfg->idle_timeout_ms + 999) / 1000);
 	unsigned int threads = (unsigned int)cfg->threads;
 	unsigned int limit = (unsigned int)cfg->max_connections;
 	const union MHD_DaemonInfo *info;
-	struct MHD_OptionItem ops[16];
+	struct MHD_OptionItem ops[20];
 	int k = 0;
 
 	if (resolve(hostport, &addr, &alen, msg) != ERR_OK)
@@ -430,6 +710,10 @@ static enum err listener_start(struct server *s, struct listener *l, const struc
 	ops[k++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT, 128 * 1024, NULL };
 	ops[k++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)request_completed, l };
 	ops[k++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)notify_connection, l };
+	ops[k++] = (struct MHD_OptionItem){ MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)request_line, l };
+	if (cfg->max_connections_per_client > 0)
+		ops[k++] = (struct MHD_OptionItem){ MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+						    (intptr_t)cfg->max_connections_per_client, NULL };
 	if (threads > 1)
 		ops[k++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, threads, NULL };
 	if (tls) {
@@ -472,11 +756,26 @@ enum err server_start(const struct config *cfg, const struct handler_ctx *ctx,
 	bool tls = cfg->tls_cert_file != NULL;
 	const char *prefix = cfg->url_prefix ? cfg->url_prefix : "";
 	enum err rc = ERR_OK;
+	int rc_thread;
 	size_t i;
 
 	*out = NULL;
 	s->ctx = ctx;
 	s->max_body = cfg->max_body_bytes;
+	s->max_buffered = cfg->max_buffered_bytes;
+	if (s->max_buffered == 0)
+		s->max_buffered = s->max_body > ((int64_t)64 << 20) ? s->max_body : (int64_t)64 << 20;
+	s->request_timeout_ms = cfg->http_request_timeout_ms;
+	s->idle_timeout_ms = cfg->idle_timeout_ms;
+	pthread_mutex_init(&s->conns_lock, NULL);
+	{
+		pthread_condattr_t ca;
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&s->sweeper_wake, &ca);
+		pthread_condattr_destroy(&ca);
+	}
 	s->filter_path = xmalloc(strlen(prefix) + 16);
 	s->prioritize_path = xmalloc(strlen(prefix) + 16);
 	sprintf(s->filter_path, "%s/filter", prefix);
@@ -485,6 +784,10 @@ enum err server_start(const struct config *cfg, const struct handler_ctx *ctx,
 	sprintf(s->bind_path, "%s/bind", prefix);
 	atomic_init(&s->draining, false);
 	atomic_init(&s->inflight, 0);
+	atomic_init(&s->buffered, 0);
+	atomic_init(&s->request_timeouts, 0);
+	atomic_init(&s->busy_refusals, 0);
+	atomic_init(&s->aborted, 0);
 	if (tls) {
 		s->cert_pem = read_pem(cfg->tls_cert_file, msg);
 		s->key_pem = s->cert_pem ? read_pem(cfg->tls_key_file, msg) : NULL;
@@ -499,6 +802,13 @@ enum err server_start(const struct config *cfg, const struct handler_ctx *ctx,
 		for (i = 0; i < s->nclient_names; i++)
 			s->client_names[i] = xstrdup(cfg->tls_client_names[i]);
 	}
+	rc_thread = pthread_create(&s->sweeper, NULL, sweeper_main, s);
+	if (rc_thread != 0) {
+		errmsg_set(msg, "cannot start the connection sweeper: %s", strerror(rc_thread));
+		rc = ERR_IO;
+		goto out;
+	}
+	s->sweeper_running = true;
 	s->main.main = true;
 	s->main.health = cfg->metrics_listen == NULL;
 	rc = listener_start(s, &s->main, cfg, cfg->listen, tls, msg);
@@ -562,6 +872,16 @@ void server_drain_and_stop(struct server *s, int64_t deadline_ms)
 			 atomic_load(&s->inflight));
 	listener_stop(&s->main);
 	listener_stop(&s->metrics);
+	/* Every connection is closed and off the list now. */
+	if (s->sweeper_running) {
+		pthread_mutex_lock(&s->conns_lock);
+		s->sweeper_stop = true;
+		pthread_cond_signal(&s->sweeper_wake);
+		pthread_mutex_unlock(&s->conns_lock);
+		pthread_join(s->sweeper, NULL);
+	}
+	pthread_cond_destroy(&s->sweeper_wake);
+	pthread_mutex_destroy(&s->conns_lock);
 	/* Cached scores hold settings references; no request can use them now. */
 	score_cache_clear();
 	for (i = 0; i < 2; i++)

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The HTTP service (libmicrohttpd): listeners, TLS and mTLS (client
  * certificates verified here, since libmicrohttpd only requests them),
- * routing, the body cap, and a graceful drain. Routes: POST
+ * routing, the body cap, the network limits (a deadline for receiving each
+ * request, connections per client address, request bytes buffered at
+ * once), and a graceful drain. Routes: POST
  * <prefix>/filter and <prefix>/prioritize; GET /healthz, /readyz, /metrics
  * (on the metrics listener when one is configured, else on the main one). */
 #ifndef EXTENDER_SERVER_H

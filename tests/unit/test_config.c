@@ -1024,6 +1024,98 @@ static void config_log_level_names(void **state)
 	assert_string_equal(config_log_level_name((enum config_log_level)42), "unknown");
 }
 
+/* The whole of a small file, NUL-terminated (tests only). */
+static char *read_whole(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *text;
+	long n;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	assert_true(n > 0);
+	rewind(f);
+	text = malloc((size_t)n + 1);
+	assert_non_null(text);
+	assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+	text[n] = '\0';
+	fclose(f);
+	return text;
+}
+
+/* limits.requestTimeout, maxConnectionsPerClient and maxBufferedBytes: their
+ * defaults, their bounds, the rule that the shared buffer holds the largest
+ * body, and config/example.yaml documenting them. */
+static void config_network_limits(void **state)
+{
+	static const struct bad cases[] = {
+		{ "limits: {requestTimeout: 500ms}\n", ERR_RANGE,
+		  "extender.yaml:1:26: limits.requestTimeout: 500ms is out of range (1s..10m)" },
+		{ "limits: {requestTimeout: 11m}\n", ERR_RANGE,
+		  "extender.yaml:1:26: limits.requestTimeout: 11m is out of range (1s..10m)" },
+		{ "limits: {requestTimeout: 10}\n", ERR_INVALID,
+		  "extender.yaml:1:26: limits.requestTimeout: a duration needs a unit (ms, s, m, h), got \"10\"" },
+		{ "limits: {maxConnectionsPerClient: -1}\n", ERR_RANGE,
+		  "extender.yaml:1:35: limits.maxConnectionsPerClient: -1 is out of range (0..100000)" },
+		{ "limits: {maxConnectionsPerClient: 100001}\n", ERR_RANGE,
+		  "extender.yaml:1:35: limits.maxConnectionsPerClient: 100001 is out of range (0..100000)" },
+		{ "limits: {maxBufferedBytes: 1000}\n", ERR_RANGE,
+		  "extender.yaml:1:28: limits.maxBufferedBytes: 1000 is out of range (1Ki..1Ti)" },
+		{ "limits: {maxBufferedBytes: 4Mi}\n", ERR_INVALID,
+		  "extender.yaml:1:28: limits.maxBufferedBytes: 4194304 is less than "
+		  "limits.maxBodyBytes (8388608): the largest body allowed could never be taken" },
+		{ "limits:\n  maxBufferedBytes: 16Mi\n  maxBodyBytes: 32Mi\n", ERR_INVALID,
+		  "extender.yaml:2:21: limits.maxBufferedBytes: 16777216 is less than "
+		  "limits.maxBodyBytes (33554432): the largest body allowed could never be taken" },
+	};
+	static const char *const keys[] = {
+		"requestTimeout:", "maxConnectionsPerClient:", "maxBufferedBytes:",
+	};
+	struct config c;
+	char *text;
+	size_t i;
+
+	(void)state;
+	config_init(&c);
+	assert_int_equal(c.http_request_timeout_ms, 10000);
+	assert_int_equal(c.max_connections_per_client, 64);
+	assert_int_equal(c.max_buffered_bytes, 0); /* 64 MiB, or maxBodyBytes when larger */
+	config_cleanup(&c);
+	/* Unset, it follows a larger body cap instead of refusing it. */
+	load_ok("limits: {maxBodyBytes: 1Gi}\n", &c);
+	assert_int_equal(c.max_buffered_bytes, 0);
+	config_cleanup(&c);
+
+	load_ok("limits: {requestTimeout: 1s, maxConnectionsPerClient: 0, maxBufferedBytes: 1Ti,"
+		" maxBodyBytes: 1Gi}\n", &c);
+	assert_int_equal(c.http_request_timeout_ms, 1000);
+	assert_int_equal(c.max_connections_per_client, 0);
+	assert_int_equal(c.max_buffered_bytes, (int64_t)1 << 40);
+	config_cleanup(&c);
+	load_ok("limits:\n  requestTimeout: 10m\n  maxConnectionsPerClient: 100000\n"
+		"  maxBodyBytes: 1Ki\n  maxBufferedBytes: 1Ki\n", &c);
+	assert_int_equal(c.http_request_timeout_ms, 600000);
+	assert_int_equal(c.max_connections_per_client, 100000);
+	assert_int_equal(c.max_buffered_bytes, 1024);
+	config_cleanup(&c);
+	/* A null value keeps the default. */
+	load_ok("limits: {requestTimeout: ~, maxConnectionsPerClient: , maxBufferedBytes: null}\n", &c);
+	assert_int_equal(c.http_request_timeout_ms, 10000);
+	assert_int_equal(c.max_connections_per_client, 64);
+	assert_int_equal(c.max_buffered_bytes, 0);
+	config_cleanup(&c);
+
+	expect_errors(cases, sizeof cases / sizeof cases[0]);
+
+	text = read_whole(EXAMPLE);
+	for (i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (strstr(text, keys[i]) == NULL)
+			fail_msg("%s does not document limits.%s", EXAMPLE, keys[i]);
+	free(text);
+}
+
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1057,6 +1149,7 @@ int main(void)
 		cmocka_unit_test(config_split_hostport_accepts),
 		cmocka_unit_test(config_split_hostport_rejects),
 		cmocka_unit_test(config_log_level_names),
+		cmocka_unit_test(config_network_limits),
 	};
 
 	return cmocka_run_group_tests_name("config", tests, NULL, NULL);

@@ -1,0 +1,515 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The network cannot starve `serve` (run as a process, real sockets):
+ * requests abandoned half-sent free their slot and in-flight count at once;
+ * silent and trickling connections are closed after limits.requestTimeout
+ * while kept-alive idle ones stay; limits.maxConnectionsPerClient caps one
+ * address; limits.maxBufferedBytes bounds the bodies held at once; SIGTERM
+ * after a flood of aborted requests exits without waiting for the drain
+ * deadline. Deadlines in the configs are short; every wait is generous. The
+ * binary comes from $BIN. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tests/support/free_port.h"
+#include "tests/support/http_client.h"
+
+/* Long enough for a loaded sanitizer run, short of the 90 s+ that the
+ * idle timeout would take to hide a failure. */
+#define PATIENCE_MS 20000
+
+static const char *bin(void)
+{
+	return getenv("BIN") ? getenv("BIN") : "bin/numa-extender";
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static void nap_ms(int ms)
+{
+	struct timespec t = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&t, NULL);
+}
+
+/* The server under test, killed by the teardown if a test fails early. */
+static pid_t child = -1;
+static char config_path[64], log_path[80];
+
+static int kill_child(void **state)
+{
+	(void)state;
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		child = -1;
+	}
+	if (config_path[0]) {
+		unlink(config_path);
+		unlink(log_path);
+		config_path[0] = '\0';
+	}
+	return 0;
+}
+
+/* Writes a config (listen on port, the given limits and extra lines) and
+ * starts serve with it. */
+static void start(int port, const char *limits, const char *extra)
+{
+	FILE *f;
+	int fd;
+	pid_t pid;
+
+	strcpy(config_path, "/tmp/numa-net-XXXXXX");
+	fd = mkstemp(config_path);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(log_path, sizeof log_path, "%s.log", config_path);
+	f = fopen(config_path, "w");
+	assert_non_null(f);
+	fprintf(f, "listen: \"127.0.0.1:%d\"\nurlPrefix: /v1\n"
+		   "inventory: {source: files, dir: tests/data/server/nrt, pollInterval: 200ms}\n"
+		   "limits: {%s}\nthreads: 2\nlog: {level: info}\n%s",
+		port, limits, extra ? extra : "");
+	fclose(f);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (freopen(log_path, "w", stderr) == NULL)
+			_exit(126);
+		execl(bin(), bin(), "serve", "--config", config_path, (char *)NULL);
+		_exit(127);
+	}
+	child = pid;
+}
+
+static long get(int port, const char *path, char **body)
+{
+	struct http_client *c = http_client_new(NULL, NULL, NULL);
+	struct http_response r;
+	char url[128];
+	long status;
+
+	snprintf(url, sizeof url, "http://127.0.0.1:%d%s", port, path);
+	http_request(c, "GET", url, NULL, 0, false, &r);
+	status = r.curl_error ? -1 : r.status;
+	if (body)
+		*body = strdup(r.body ? r.body : "");
+	http_response_cleanup(&r);
+	http_client_free(c);
+	return status;
+}
+
+static void wait_ready(int port)
+{
+	int64_t until = now_ms() + PATIENCE_MS;
+
+	while (now_ms() < until) {
+		if (get(port, "/readyz", NULL) == 200)
+			return;
+		nap_ms(25);
+	}
+	fail_msg("server on port %d never became ready", port);
+}
+
+/* The value of a metric without labels, or -1 when /metrics did not answer
+ * or does not show it. */
+static long long metric(int port, const char *name)
+{
+	char *body = NULL, *p;
+	long long v = -1;
+	size_t n = strlen(name);
+
+	if (get(port, "/metrics", &body) == 200)
+		for (p = body; (p = strstr(p, name)) != NULL; p += n)
+			if ((p == body || p[-1] == '\n') && p[n] == ' ') {
+				v = atoll(p + n + 1);
+				break;
+			}
+	free(body);
+	return v;
+}
+
+static void wait_metric(int port, const char *name, long long want)
+{
+	int64_t until = now_ms() + PATIENCE_MS;
+	long long v = -1;
+
+	while (now_ms() < until) {
+		v = metric(port, name);
+		if (v == want)
+			return;
+		nap_ms(50);
+	}
+	fail_msg("%s stayed %lld, expected %lld", name, v, want);
+}
+
+static int dial(int port)
+{
+	struct sockaddr_in a;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	memset(&a, 0, sizeof a);
+	a.sin_family = AF_INET;
+	a.sin_port = htons((uint16_t)port);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+	return fd;
+}
+
+/* Sends text; false when the server has already closed the connection. */
+static bool say(int fd, const char *text)
+{
+	size_t off = 0, len = strlen(text);
+
+	while (off < len) {
+		ssize_t n = send(fd, text + off, len - off, MSG_NOSIGNAL);
+
+		if (n <= 0)
+			return false;
+		off += (size_t)n;
+	}
+	return true;
+}
+
+/* Whether the server closed fd (EOF or reset) within ms; any reply bytes
+ * before the end are read and dropped. */
+static bool closed_within(int fd, int ms)
+{
+	int64_t until = now_ms() + ms;
+	char buf[4096];
+
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int64_t left = until - now_ms();
+		ssize_t n;
+
+		if (left < 0)
+			left = 0;
+		if (poll(&p, 1, (int)left) <= 0)
+			return false;
+		n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK))
+			return true;
+		if (left == 0 && n < 0)
+			return false;
+	}
+}
+
+/* Reads one small reply (headers and a body that arrive together) into buf. */
+static size_t read_reply(int fd, char *buf, size_t cap)
+{
+	int64_t until = now_ms() + PATIENCE_MS;
+	size_t len = 0;
+
+	while (len + 1 < cap && now_ms() < until) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = recv(fd, buf + len, cap - 1 - len, 0);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		buf[len] = '\0';
+		if (strstr(buf, "\r\n\r\n") != NULL) {
+			const char *cl = strstr(buf, "Content-Length: ");
+			const char *body = strstr(buf, "\r\n\r\n") + 4;
+
+			if (cl != NULL && (size_t)(buf + len - body) >= (size_t)atol(cl + 16))
+				break;
+		}
+	}
+	buf[len] = '\0';
+	return len;
+}
+
+/* A complete filter on fd, answered 200 on a connection kept alive (a reply
+ * queued before the request is complete, such as a 404, closes it). */
+static void filter_on(int fd)
+{
+	char *body = read_file_or_die("tests/data/fixtures/wire/filter-request-nodecache.json", NULL);
+	char head[160], reply[16384];
+
+	snprintf(head, sizeof head,
+		 "POST /v1/filter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+		 "Content-Length: %zu\r\n\r\n", strlen(body));
+	assert_true(say(fd, head));
+	assert_true(say(fd, body));
+	assert_true(read_reply(fd, reply, sizeof reply) > 0);
+	assert_non_null(strstr(reply, "HTTP/1.1 200"));
+	free(body);
+}
+
+static int wait_exit(pid_t pid, int64_t ms)
+{
+	int64_t until = now_ms() + ms;
+	int status;
+
+	while (now_ms() < until) {
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			child = -1;
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		}
+		nap_ms(20);
+	}
+	return -1;
+}
+
+/* 300 requests abandoned half-sent (headers only, part of a body, part of
+ * the headers) on a server with 32 connection slots and a request timeout
+ * far beyond the test: every slot and in-flight count comes back at once,
+ * /healthz answers, and SIGTERM exits well before the 10 s drain deadline. */
+static void aborted_requests_free_their_slots(void **state)
+{
+	static const char *const halves[] = {
+		"POST /v1/filter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+		"Content-Length: 1000\r\n\r\n",
+		"POST /v1/filter HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"Pod\":",
+		"POST /v1/filter HTTP/1.1\r\nHost: x\r\n",
+		"POST /v1/prioritize HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n{",
+	};
+	int port = free_port(), i, status;
+	int64_t t0;
+	long long aborted;
+
+	(void)state;
+	start(port, "maxConnections: 32, maxConnectionsPerClient: 0, requestTimeout: 5m", NULL);
+	wait_ready(port);
+	for (i = 0; i < 300; i++) {
+		int fd = dial(port);
+
+		say(fd, halves[i % 4]);
+		close(fd);
+	}
+	t0 = now_ms();
+	assert_int_equal(get(port, "/healthz", NULL), 200);
+	assert_true(now_ms() - t0 < PATIENCE_MS / 2);
+	wait_metric(port, "numa_extender_http_requests_in_flight", 0);
+	/* The scrape's own connection is the one left. */
+	wait_metric(port, "numa_extender_http_connections", 1);
+	aborted = metric(port, "numa_extender_http_aborted_requests_total");
+	assert_true(aborted > 0);
+	/* None was closed by the request deadline: EOF did it. */
+	assert_int_equal(metric(port, "numa_extender_http_request_timeouts_total"), 0);
+
+	t0 = now_ms();
+	kill(child, SIGTERM);
+	status = wait_exit(child, PATIENCE_MS);
+	assert_int_equal(status, 0);
+	/* The drain deadline is 10 s: nothing was left in flight to wait for. */
+	assert_true(now_ms() - t0 < 5000);
+}
+
+/* 16 silent connections; 4 more trickle headers a line at a time (which
+ * keeps libmicrohttpd's inactivity timer young), one of them on a
+ * kept-alive connection after a complete request. The slots (32 a worker)
+ * hold them all, and all are closed by the 1 s request timeout, not by a
+ * connection limit; then a filter gets through. A kept-alive connection
+ * idle all along (the idle timeout is 120 s) is not closed. */
+static void slow_and_silent_connections_are_closed(void **state)
+{
+	enum { SILENT = 16, TRICKLE = 4 };
+	int port = free_port(), mport = free_port();
+	int silent[SILENT], trickle[TRICKLE], idle, i, open_count;
+	char extra[64];
+	char *body;
+	struct http_client *c;
+	struct http_response r;
+	char url[128];
+	int64_t until;
+
+	(void)state;
+	snprintf(extra, sizeof extra, "metricsListen: \"127.0.0.1:%d\"\n", mport);
+	start(port, "maxConnections: 64, maxConnectionsPerClient: 0, requestTimeout: 1s", extra);
+	wait_ready(mport);
+
+	/* A kept-alive connection with one request done, then idle. */
+	idle = dial(port);
+	filter_on(idle);
+
+	for (i = 0; i < TRICKLE; i++) {
+		trickle[i] = dial(port);
+		if (i == 0)
+			filter_on(trickle[i]);
+		assert_true(say(trickle[i], "POST /v1/filter HTTP/1.1\r\nHost: x\r\n"));
+	}
+	for (i = 0; i < SILENT; i++)
+		silent[i] = dial(port);
+
+	/* Trickle a header line per socket every 200 ms until all are shut. */
+	until = now_ms() + PATIENCE_MS;
+	do {
+		open_count = 0;
+		for (i = 0; i < TRICKLE; i++) {
+			if (trickle[i] < 0)
+				continue;
+			if (!say(trickle[i], "X-Slow: 1\r\n") || closed_within(trickle[i], 0)) {
+				close(trickle[i]);
+				trickle[i] = -1;
+			} else {
+				open_count++;
+			}
+		}
+		nap_ms(200);
+	} while (open_count > 0 && now_ms() < until);
+	assert_int_equal(open_count, 0);
+	for (i = 0; i < SILENT; i++) {
+		assert_true(closed_within(silent[i], PATIENCE_MS));
+		close(silent[i]);
+	}
+	assert_int_equal(metric(mport, "numa_extender_http_request_timeouts_total"), SILENT + TRICKLE);
+
+	/* The slots are free again: a filter is answered. */
+	body = read_file_or_die("tests/data/fixtures/wire/filter-request-nodecache.json", NULL);
+	c = http_client_new(NULL, NULL, NULL);
+	snprintf(url, sizeof url, "http://127.0.0.1:%d/v1/filter", port);
+	http_request(c, "POST", url, body, strlen(body), false, &r);
+	assert_int_equal(r.curl_error, 0);
+	assert_int_equal(r.status, 200);
+	http_response_cleanup(&r);
+	http_client_free(c);
+	free(body);
+
+	/* The idle keep-alive connection outlived several request timeouts
+	 * (the idle timeout is 120 s) and still serves a request. */
+	assert_false(closed_within(idle, 0));
+	filter_on(idle);
+	close(idle);
+}
+
+/* maxConnectionsPerClient: 4 -- a fifth connection from the same address is
+ * closed at once while the four stay; when one goes, a new one is served. */
+static void one_client_cannot_take_every_slot(void **state)
+{
+	int port = free_port(), mport = free_port();
+	int held[4], extra_fd, fd, i;
+	char extra[64], reply[4096];
+	int64_t until;
+	bool served = false;
+
+	(void)state;
+	snprintf(extra, sizeof extra, "metricsListen: \"127.0.0.1:%d\"\n", mport);
+	start(port, "maxConnections: 64, maxConnectionsPerClient: 4, requestTimeout: 5m", extra);
+	wait_ready(mport);
+	for (i = 0; i < 4; i++)
+		held[i] = dial(port);
+	wait_metric(mport, "numa_extender_http_connections", 5); /* + the scrape */
+	extra_fd = dial(port); /* the kernel accepts it; the server drops it */
+	assert_true(closed_within(extra_fd, PATIENCE_MS));
+	close(extra_fd);
+	for (i = 0; i < 4; i++)
+		assert_false(closed_within(held[i], 0));
+
+	close(held[0]);
+	until = now_ms() + PATIENCE_MS;
+	while (!served && now_ms() < until) {
+		fd = dial(port);
+		if (say(fd, "GET /v1/nothing HTTP/1.1\r\nHost: x\r\n\r\n") &&
+		    read_reply(fd, reply, sizeof reply) > 0 && strstr(reply, "404") != NULL)
+			served = true;
+		close(fd);
+		if (!served)
+			nap_ms(50);
+	}
+	assert_true(served);
+	for (i = 1; i < 4; i++)
+		close(held[i]);
+}
+
+/* maxBufferedBytes: 100Ki with maxBodyBytes: 64Ki -- while one 60000-byte
+ * body is being received, a second (by Content-Length, or chunked) is
+ * refused with 503 naming the limit; when the first is abandoned its bytes
+ * come back and the next request is served. */
+static void buffered_bytes_are_bounded(void **state)
+{
+	int port = free_port(), mport = free_port();
+	int holder, second;
+	char extra[64], reply[4096], url[128];
+	char *big, *body;
+	struct http_client *c;
+	struct http_response r;
+
+	(void)state;
+	snprintf(extra, sizeof extra, "metricsListen: \"127.0.0.1:%d\"\n", mport);
+	start(port, "maxBodyBytes: 64Ki, maxBufferedBytes: 100Ki, requestTimeout: 5m", extra);
+	wait_ready(mport);
+
+	holder = dial(port);
+	assert_true(say(holder, "POST /v1/filter HTTP/1.1\r\nHost: x\r\nContent-Length: 60000\r\n\r\n{"));
+	wait_metric(mport, "numa_extender_http_buffered_bytes", 60001);
+
+	second = dial(port);
+	assert_true(say(second, "POST /v1/filter HTTP/1.1\r\nHost: x\r\nContent-Length: 60000\r\n\r\n"));
+	assert_true(read_reply(second, reply, sizeof reply) > 0);
+	assert_non_null(strstr(reply, "HTTP/1.1 503"));
+	assert_non_null(strstr(reply, "maxBufferedBytes"));
+	close(second);
+
+	big = malloc(70000);
+	assert_non_null(big);
+	memset(big, ' ', 70000);
+	c = http_client_new(NULL, NULL, NULL);
+	snprintf(url, sizeof url, "http://127.0.0.1:%d/v1/filter", port);
+	http_request(c, "POST", url, big, 60000, true, &r);
+	assert_int_equal(r.curl_error, 0);
+	assert_int_equal(r.status, 503);
+	assert_non_null(strstr(r.body, "maxBufferedBytes"));
+	http_response_cleanup(&r);
+	assert_int_equal(metric(mport, "numa_extender_http_busy_refusals_total"), 2);
+	assert_int_equal(metric(mport, "numa_extender_http_buffered_bytes"), 60001);
+
+	close(holder);
+	wait_metric(mport, "numa_extender_http_buffered_bytes", 0);
+	body = read_file_or_die("tests/data/fixtures/wire/filter-request-nodecache.json", NULL);
+	http_request(c, "POST", url, body, strlen(body), false, &r);
+	assert_int_equal(r.curl_error, 0);
+	assert_int_equal(r.status, 200);
+	http_response_cleanup(&r);
+	/* A body over maxBodyBytes is still a 413. */
+	http_request(c, "POST", url, big, 70000, false, &r);
+	assert_int_equal(r.curl_error, 0);
+	assert_int_equal(r.status, 413);
+	http_response_cleanup(&r);
+	http_client_free(c);
+	free(body);
+	free(big);
+	wait_metric(mport, "numa_extender_http_buffered_bytes", 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(aborted_requests_free_their_slots, kill_child),
+		cmocka_unit_test_teardown(slow_and_silent_connections_are_closed, kill_child),
+		cmocka_unit_test_teardown(one_client_cannot_take_every_slot, kill_child),
+		cmocka_unit_test_teardown(buffered_bytes_are_bounded, kill_child),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests_name("net_limits", tests, NULL, NULL);
+}
