@@ -13,12 +13,16 @@
 #include "config.h"
 #include "doc.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -867,6 +871,8 @@ static const struct field inventory_fields[] = {
 	  .check = check_nonempty },
 	{ .key = "pollInterval", .kind = K_DURATION, .offset = CFG(inventory_poll_ms),
 	  .min = 50, .max = 3600000, .range = "50ms..1h" },
+	{ .key = "maxFileBytes", .kind = K_BYTES, .offset = CFG(inventory_max_file_bytes),
+	  .min = 1024, .max = (int64_t)64 << 20, .range = "1Ki..64Mi" },
 	{ .key = "kubeconfig", .kind = K_STRING, .offset = CFG(kubeconfig),
 	  .check = check_nonempty, .slot = SLOT_KUBECONFIG },
 	{ .key = "staleAfter", .kind = K_DURATION, .offset = CFG(stale_after_ms),
@@ -989,7 +995,61 @@ static const struct field top_fields[] = {
 	  .nfields = NFIELDS(bind_fields) },
 };
 
-/* 127.0.0.0/8, ::1 or localhost: only this machine can connect. */
+/* Whether an address is one only this machine can connect to: 127.0.0.0/8,
+ * ::1, or an IPv4-mapped 127.0.0.0/8. */
+static bool loopback_sockaddr(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)(const void *)sa;
+
+		return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+	}
+	if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)(const void *)sa;
+		const uint8_t *b = in6->sin6_addr.s6_addr;
+
+		if (IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr))
+			return true;
+		return IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) && b[12] == 127;
+	}
+	return false;
+}
+
+bool config_host_is_loopback(const char *host)
+{
+	struct addrinfo hints, *res = NULL, *ai;
+	struct in6_addr v6;
+	struct in_addr v4;
+	bool yes;
+
+	if (host == NULL)
+		return false;
+	/* An address literal, as the listener will bind it. */
+	if (inet_pton(AF_INET, host, &v4) == 1)
+		return (ntohl(v4.s_addr) >> 24) == 127;
+	if (inet_pton(AF_INET6, host, &v6) == 1)
+		return IN6_IS_ADDR_LOOPBACK(&v6) ||
+		       (IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127);
+	/* Of the host names only localhost, and only when every address the
+	 * local resolver gives it is loopback. Any other name is refused
+	 * without a lookup: whoever answers for it would decide. */
+	if (strcmp(host, "localhost") != 0)
+		return false;
+	memset(&hints, 0, sizeof hints);
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE;
+	if (getaddrinfo(host, "0", &hints, &res) != 0 || res == NULL)
+		return false;
+	yes = true;
+	for (ai = res; ai != NULL; ai = ai->ai_next)
+		if (ai->ai_addr == NULL || !loopback_sockaddr(ai->ai_addr))
+			yes = false;
+	freeaddrinfo(res);
+	return yes;
+}
+
+/* A listener only this machine can reach (NULL: the main one stands in). */
 static bool loopback(const char *hostport)
 {
 	char *host = NULL;
@@ -999,57 +1059,107 @@ static bool loopback(const char *hostport)
 	if (hostport == NULL)
 		return true;
 	if (config_split_hostport(hostport, &host, &port, NULL) == ERR_OK)
-		yes = strncmp(host, "127.", 4) == 0 || strcmp(host, "::1") == 0 ||
-		      strcmp(host, "localhost") == 0;
+		yes = config_host_is_loopback(host);
 	free(host);
 	return yes;
 }
 
-/* Rules between keys, checked once everything is read; each names the key
- * that cannot stand as written. */
-static enum err cross_check(struct loader *l, const struct config *c)
+/* A rule between keys that a configuration breaks: the key it points at,
+ * its section and the problem; detail names the value for messages that
+ * have no file position to point at. */
+struct violation {
+	int slot;
+	const char *section;
+	const char *problem;
+	char detail[160];
+};
+
+#define UNAUTHENTICATED_BIND \
+	"enabled needs mTLS (tls.clientCAFile) or listeners on loopback only; " \
+	"anyone who can reach an unauthenticated /bind can place pods"
+
+/* The rules between keys, on a finished configuration; false when one is
+ * broken (the first, in *v). */
+static bool find_violation(const struct config *c, struct violation *v)
 {
 	bool cert = c->tls_cert_file != NULL, key = c->tls_key_file != NULL;
 
-	if (cert && !key)
-		return fail(l, &l->key_mark[SLOT_TLS_CERT], ERR_INVALID, "tls",
-			    "certFile needs keyFile");
-	if (key && !cert)
-		return fail(l, &l->key_mark[SLOT_TLS_KEY], ERR_INVALID, "tls",
-			    "keyFile needs certFile");
-	if (c->tls_client_ca_file != NULL && !cert)
-		return fail(l, &l->key_mark[SLOT_TLS_CA], ERR_INVALID, "tls",
-			    "clientCAFile needs certFile and keyFile");
-	if (c->ntls_client_names > 0 && c->tls_client_ca_file == NULL)
-		return fail(l, &l->key_mark[SLOT_TLS_NAMES], ERR_INVALID, "tls",
-			    "clientNames needs clientCAFile");
-	if (c->kubeconfig != NULL && c->inventory_source != CONFIG_SOURCE_KUBERNETES)
-		return fail(l, &l->key_mark[SLOT_KUBECONFIG], ERR_INVALID, "inventory",
-			    "kubeconfig needs source: kubernetes");
-	if (c->bind_enabled && c->inventory_source != CONFIG_SOURCE_KUBERNETES)
-		return fail(l, &l->key_mark[SLOT_BIND], ERR_INVALID, "bind",
-			    "enabled needs inventory.source: kubernetes (bind talks to the API server)");
-	/* Whoever can call bind can place pods: only the scheduler may. */
-	if (c->bind_enabled && c->tls_client_ca_file == NULL &&
-	    (!loopback(c->listen) || !loopback(c->metrics_listen)))
-		return fail(l, &l->key_mark[SLOT_BIND], ERR_INVALID, "bind",
-			    "enabled needs mTLS (tls.clientCAFile) or listeners on loopback only; "
-			    "anyone who can reach an unauthenticated /bind can place pods");
-	/* Two listeners cannot share a port; only the same text is caught
-	 * here, the bind reports the rest. Port 0 picks two free ports. */
-	if (c->metrics_listen != NULL && strcmp(c->metrics_listen, c->listen) == 0) {
+	memset(v, 0, sizeof *v);
+	v->section = "tls";
+	if (cert && !key) {
+		v->slot = SLOT_TLS_CERT;
+		v->problem = "certFile needs keyFile";
+	} else if (key && !cert) {
+		v->slot = SLOT_TLS_KEY;
+		v->problem = "keyFile needs certFile";
+	} else if (c->tls_client_ca_file != NULL && !cert) {
+		v->slot = SLOT_TLS_CA;
+		v->problem = "clientCAFile needs certFile and keyFile";
+	} else if (c->ntls_client_names > 0 && c->tls_client_ca_file == NULL) {
+		v->slot = SLOT_TLS_NAMES;
+		v->problem = "clientNames needs clientCAFile";
+	} else if (c->kubeconfig != NULL && c->inventory_source != CONFIG_SOURCE_KUBERNETES) {
+		v->slot = SLOT_KUBECONFIG;
+		v->section = "inventory";
+		v->problem = "kubeconfig needs source: kubernetes";
+	} else if (c->bind_enabled && c->inventory_source != CONFIG_SOURCE_KUBERNETES) {
+		v->slot = SLOT_BIND;
+		v->section = "bind";
+		v->problem = "enabled needs inventory.source: kubernetes (bind talks to the API server)";
+	} else if (c->bind_enabled && c->tls_client_ca_file == NULL &&
+		   (!loopback(c->listen) || !loopback(c->metrics_listen))) {
+		/* Whoever can call bind can place pods: only the scheduler may. */
+		bool main_off = !loopback(c->listen);
+
+		v->slot = SLOT_BIND;
+		v->section = "bind";
+		v->problem = UNAUTHENTICATED_BIND;
+		snprintf(v->detail, sizeof v->detail, "%s \"%.100s\" is not a loopback address",
+			 main_off ? "listen" : "metricsListen",
+			 main_off ? c->listen : c->metrics_listen);
+	} else {
+		/* Two listeners cannot share a port; only the same text is
+		 * caught here, the bind reports the rest. Port 0 picks two
+		 * free ports. */
 		char *host = NULL;
 		int port = 0;
 		bool clash;
 
-		clash = config_split_hostport(c->listen, &host, &port, NULL) == ERR_OK &&
-			port != 0;
+		if (c->metrics_listen == NULL || strcmp(c->metrics_listen, c->listen) != 0)
+			return true;
+		clash = config_split_hostport(c->listen, &host, &port, NULL) == ERR_OK && port != 0;
 		free(host);
-		if (clash)
-			return fail(l, &l->key_mark[SLOT_METRICS_LISTEN], ERR_INVALID,
-				    "metricsListen", "is the same address as listen");
+		if (!clash)
+			return true;
+		v->slot = SLOT_METRICS_LISTEN;
+		v->section = "metricsListen";
+		v->problem = "is the same address as listen";
 	}
-	return ERR_OK;
+	return false;
+}
+
+/* The rules between keys, checked once everything is read; each names the key
+ * that cannot stand as written. */
+static enum err cross_check(struct loader *l, const struct config *c)
+{
+	struct violation v;
+
+	if (find_violation(c, &v))
+		return ERR_OK;
+	return fail(l, &l->key_mark[v.slot], ERR_INVALID, v.section, "%s", v.problem);
+}
+
+enum err config_check(const struct config *c, struct errmsg *msg)
+{
+	struct violation v;
+
+	if (find_violation(c, &v))
+		return ERR_OK;
+	if (v.detail[0] != '\0')
+		errmsg_set(msg, "%s: %s (%s)", v.section, v.problem, v.detail);
+	else
+		errmsg_set(msg, "%s: %s", v.section, v.problem);
+	return ERR_INVALID;
 }
 
 static enum err load(struct loader *l, struct config *c)
@@ -1097,6 +1207,7 @@ void config_init(struct config *c)
 	c->inventory_source = CONFIG_SOURCE_FILES;
 	c->inventory_dir = xstrdup("config/examples");
 	c->inventory_poll_ms = 500;
+	c->inventory_max_file_bytes = (int64_t)16 << 20;
 	c->kubeconfig = NULL;
 	c->stale_after_ms = 300000;
 	c->watch_idle_timeout_ms = 90000;

@@ -61,6 +61,7 @@ struct config {
 	enum config_source inventory_source;   /* default files */
 	char *inventory_dir;                   /* files: default "config/examples" */
 	int64_t inventory_poll_ms;             /* files: rescan period, default 500 */
+	int64_t inventory_max_file_bytes;      /* files: larger files are refused, default 16 MiB */
 	char *kubeconfig;                      /* kubernetes: NULL = in-cluster */
 	int64_t stale_after_ms;                /* kubernetes: default 300000 */
 	int64_t watch_idle_timeout_ms;         /* kubernetes: silent watch is reconnected, default 90 s */
@@ -113,6 +114,19 @@ enum err config_load_buffer(const char *buf, size_t len, const char *origin,
 /* Splits "HOST:PORT" / "[V6]:PORT"; ERR_INVALID when malformed. host is a
  * new string. */
 enum err config_split_hostport(const char *text, char **host, int *port, struct errmsg *msg);
+
+/* The rules between keys (TLS pairs, what kubeconfig and bind need, who may
+ * reach an unauthenticated /bind, listener clash) on a finished
+ * configuration: the file with any command-line overrides applied. The
+ * loaders apply the same rules with file positions; callers that change a
+ * loaded config must call this again. ERR_INVALID with the rule in msg. */
+enum err config_check(const struct config *c, struct errmsg *msg);
+
+/* Whether only this machine can connect to host (as a listener binds it):
+ * an IP address literal in 127.0.0.0/8 or ::1 (or IPv4-mapped 127/8), or
+ * "localhost" when every address the local resolver gives it is one of
+ * those. Any other host name is not: no lookup is made for it. */
+bool config_host_is_loopback(const char *host);
 
 const char *config_log_level_name(enum config_log_level l);
 

@@ -137,6 +137,13 @@ void metrics_inventory_reload(void)
 	atomic_fetch_add(&inventory_reloads, 1);
 }
 
+static _Atomic uint64_t inventory_zone_set_changes;
+
+void metrics_inventory_zone_set_change(void)
+{
+	atomic_fetch_add(&inventory_zone_set_changes, 1);
+}
+
 void metrics_bind(bool ok)
 {
 	atomic_fetch_add(ok ? &binds_ok : &binds_err, 1);
@@ -251,6 +258,10 @@ char *metrics_render(size_t *len)
 	    (unsigned long long)atomic_load(&inventory_reloads),
 	    (unsigned long long)atomic_load(&config_reloads_ok),
 	    (unsigned long long)atomic_load(&config_reloads_err));
+	put(&b, "# HELP numa_extender_inventory_zone_set_changes_total Node inventories whose set of NUMA zones changed from one version to the next.\n"
+		"# TYPE numa_extender_inventory_zone_set_changes_total counter\n"
+		"numa_extender_inventory_zone_set_changes_total %llu\n",
+	    (unsigned long long)atomic_load(&inventory_zone_set_changes));
 	put(&b, "# HELP numa_extender_score_cache_hits_total Prioritize nodes answered from the scores filter computed.\n"
 		"# TYPE numa_extender_score_cache_hits_total counter\n"
 		"numa_extender_score_cache_hits_total %llu\n",

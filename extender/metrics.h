@@ -36,6 +36,8 @@ void metrics_score_cache_hits(uint64_t n);
 void metrics_inventory(uint64_t nodes, uint64_t generation);
 void metrics_inventory_error(void);
 void metrics_inventory_reload(void);
+/* A node's new inventory has another set of NUMA zones than its last one. */
+void metrics_inventory_zone_set_change(void);
 void metrics_config_reload(int ok);
 
 /* Kubernetes source. */

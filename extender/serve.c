@@ -4,6 +4,7 @@
  * request thread. */
 #include "extender/serve.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,10 +29,15 @@
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: numa-extender serve [--config FILE] [--listen HOST:PORT] [--nrt-dir DIR]\n"
+		"usage: numa-extender serve [--config FILE] [--listen HOST:PORT]\n"
+		"                           [--nrt-dir DIR | --kubeconfig FILE]\n"
 		"  --config FILE      YAML configuration (see config/example.yaml); defaults without it\n"
 		"  --listen HOST:PORT overrides `listen`\n"
 		"  --nrt-dir DIR      serve the NRT files in DIR (overrides `inventory`)\n"
+		"  --kubeconfig FILE  NRTs from the Kubernetes API with this kubeconfig\n"
+		"                     (inventory.source: kubernetes, inventory.kubeconfig: FILE)\n"
+		"The rules between keys (bind needs mTLS or loopback listeners, ...) hold for the\n"
+		"file with the flags applied.\n"
 		"Signals: SIGHUP reloads scoring, missingInventory and log level; SIGTERM/SIGINT drain and exit.\n");
 	return 2;
 }
@@ -40,6 +46,7 @@ struct flags {
 	const char *config;
 	const char *listen;
 	const char *nrt_dir;
+	const char *kubeconfig;
 };
 
 static int parse_flags(int argc, char **argv, struct flags *f)
@@ -56,6 +63,8 @@ static int parse_flags(int argc, char **argv, struct flags *f)
 			dst = &f->listen;
 		else if (strcmp(argv[a], "--nrt-dir") == 0)
 			dst = &f->nrt_dir;
+		else if (strcmp(argv[a], "--kubeconfig") == 0)
+			dst = &f->kubeconfig;
 		else if (strcmp(argv[a], "-h") == 0 || strcmp(argv[a], "--help") == 0) {
 			usage();
 			return 0;
@@ -69,10 +78,18 @@ static int parse_flags(int argc, char **argv, struct flags *f)
 		}
 		*dst = argv[++a];
 	}
+	if (f->nrt_dir && f->kubeconfig) {
+		fprintf(stderr, "numa-extender serve: --nrt-dir and --kubeconfig are two inventory "
+				"sources; give one\n");
+		return 2;
+	}
 	return -1;
 }
 
-/* The file's settings, with the command-line overrides applied again. */
+/* The file's settings, with the command-line overrides applied again, then
+ * the rules between keys checked on the result: a flag must not get around
+ * a rule the file alone would break (e.g. --listen 0.0.0.0:8888 with an
+ * unauthenticated bind). */
 static int load(const struct flags *f, struct config *cfg, struct errmsg *msg)
 {
 	config_init(cfg);
@@ -94,6 +111,28 @@ static int load(const struct flags *f, struct config *cfg, struct errmsg *msg)
 		cfg->inventory_source = CONFIG_SOURCE_FILES;
 		free(cfg->inventory_dir);
 		cfg->inventory_dir = xstrdup(f->nrt_dir);
+		/* The whole inventory section is overridden. */
+		free(cfg->kubeconfig);
+		cfg->kubeconfig = NULL;
+	}
+	if (f->kubeconfig) {
+		FILE *kf = fopen(f->kubeconfig, "r");
+
+		if (kf == NULL) {
+			errmsg_set(msg, "--kubeconfig: %s: %s", f->kubeconfig, strerror(errno));
+			return -1;
+		}
+		fclose(kf);
+		cfg->inventory_source = CONFIG_SOURCE_KUBERNETES;
+		free(cfg->kubeconfig);
+		cfg->kubeconfig = xstrdup(f->kubeconfig);
+	}
+	if (config_check(cfg, msg) != ERR_OK) {
+		if (f->listen || f->nrt_dir || f->kubeconfig)
+			errmsg_prefix(msg, "with the command-line flags%s%s%s: ",
+				      f->listen ? " --listen" : "", f->nrt_dir ? " --nrt-dir" : "",
+				      f->kubeconfig ? " --kubeconfig" : "");
+		return -1;
 	}
 	return 0;
 }
@@ -222,6 +261,7 @@ int serve_main(int argc, char **argv)
 		ctx.fail_open = cfg.on_stale == CONFIG_STALE_FAIL_OPEN;
 	} else {
 		files = source_files_new(store, cfg.inventory_dir);
+		source_files_set_max_file_bytes(files, (size_t)cfg.inventory_max_file_bytes);
 		source_files_scan(files);
 		source_files_start(files, cfg.inventory_poll_ms);
 	}

@@ -1,11 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Directory polling: a stat signature per file (inode, size, mtime, ctime in
  * nanoseconds) decides what to re-read; decoding and snapshot building
- * happen here, off the request path. */
+ * happen here, off the request path.
+ *
+ * A file that cannot be used keeps its nodes' last good inventory, with one
+ * log line per change of the file: one that does not decode (error), and
+ * with a warning one that cannot be read (permission denied, a symlink
+ * loop), one larger than the size cap (not read at all, so that it cannot
+ * grow the process), and one that is empty or holds no objects (a writer
+ * that truncates, then writes). Only a file that is gone (deleted, or a
+ * dangling symlink) gives up its nodes. */
 #include "extender/source_files.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -21,12 +30,16 @@
 #include "extender/nrt_decode.h"
 #include "extender/xalloc.h"
 
+/* Files at least this large are followed by a malloc_trim. */
+#define TRIM_AFTER_BYTES ((uint64_t)1 << 20)
+
 struct file_entry {
 	char *path;
 	struct stat sig;
 	bool seen;            /* present in the current scan */
 	char **nodes;         /* node names this file provides (last good) */
 	size_t nnodes;
+	int stat_errno;       /* why stat failed last time (warned once), or 0 */
 };
 
 struct source_files {
@@ -38,6 +51,7 @@ struct source_files {
 	pthread_t thread;
 	bool running;
 	int64_t poll_ms;
+	size_t max_file_bytes;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	bool stop;
@@ -100,6 +114,44 @@ static bool provided_elsewhere(const struct source_files *sf, const struct file_
 	return false;
 }
 
+/* "0,1,3": the NUMA ids of a node, for a log line. */
+static void zone_list(const struct inventory_node *n, char *out, size_t cap)
+{
+	size_t used = 0;
+	int i;
+
+	out[0] = '\0';
+	for (i = 0; i < n->numa_count && used < cap; i++) {
+		int w = snprintf(out + used, cap - used, "%s%d", i ? "," : "", n->numa_ids[i]);
+
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+}
+
+/* A node whose NUMA zones are not the ones it had (a BIOS or firmware change,
+ * a different machine under the same name, an agent bug): pods judged on
+ * the old layout may not fit the new one, so say so. */
+static void warn_zone_set_change(const struct store_set *before, const struct inventory_node *node,
+				 const char *path)
+{
+	const struct store_node *old = store_get(before, node->name);
+	char was[128], now[128];
+
+	if (old == NULL || old->inventory == NULL)
+		return;
+	if (old->inventory->numa_count == node->numa_count &&
+	    memcmp(old->inventory->numa_ids, node->numa_ids,
+		   (size_t)node->numa_count * sizeof node->numa_ids[0]) == 0)
+		return;
+	zone_list(old->inventory, was, sizeof was);
+	zone_list(node, now, sizeof now);
+	log_warn("node's set of NUMA zones changed", "file=%s node=%s before=%s after=%s", path,
+		 node->name, was, now);
+	metrics_inventory_zone_set_change();
+}
+
 /* Reads one file; on success replaces its node list and queues the changes.
  * Returns false (logged) when the file or one of its objects is bad: the
  * file's good objects are still applied, its bad ones keep their last good
@@ -113,18 +165,35 @@ static bool load_file(struct source_files *sf, struct file_entry *f, struct stor
 	struct errmsg msg;
 	char quoted[600], version[64];
 	bool ok = true;
+	struct store_set *before;
 	uint64_t hash;
+	enum err rc;
 
-	if (doc_read_file(f->path, 0, &buf, &len, &msg) != ERR_OK ||
-	    nrt_decode_buffer(buf, len, f->path, &objs, &nobjs, &msg) != ERR_OK) {
-		log_error("cannot load inventory file; its nodes keep their last good inventory",
-			  "file=%s error=%s", f->path, log_quote(msg.text, quoted, sizeof quoted));
+	rc = doc_read_file(f->path, sf->max_file_bytes, &buf, &len, &msg);
+	if (rc != ERR_OK) {
+		/* Unreadable, or grown past the cap since it was stat'ed. */
+		log_warn("cannot read inventory file; its nodes keep their last good inventory",
+			 "file=%s error=%s", f->path, log_quote(msg.text, quoted, sizeof quoted));
+		metrics_inventory_error();
+		return false;
+	}
+	if (len == 0 || nrt_decode_buffer(buf, len, f->path, &objs, &nobjs, &msg) != ERR_OK ||
+	    nobjs == 0) {
+		if (len == 0 || nobjs == 0)
+			log_warn("inventory file is empty or holds no objects (being written?); "
+				 "its nodes keep their last good inventory",
+				 "file=%s bytes=%zu", f->path, len);
+		else
+			log_error("cannot load inventory file; its nodes keep their last good inventory",
+				  "file=%s error=%s", f->path,
+				  log_quote(msg.text, quoted, sizeof quoted));
 		metrics_inventory_error();
 		free(buf);
 		return false;
 	}
 	hash = fnv1a(buf, len);
 	free(buf);
+	before = store_acquire(sf->store);
 	names = xcalloc(nobjs + f->nnodes + 1, sizeof *names);
 	for (i = 0; i < nobjs; i++) {
 		struct inventory_node *node = NULL;
@@ -147,6 +216,7 @@ static bool load_file(struct source_files *sf, struct file_entry *f, struct stor
 			inventory_node_free(node);
 			continue;
 		}
+		warn_zone_set_change(before, node, f->path);
 		if (objs[i].resource_version && objs[i].resource_version[0])
 			snprintf(version, sizeof version, "%s", objs[i].resource_version);
 		else
@@ -168,6 +238,7 @@ static bool load_file(struct source_files *sf, struct file_entry *f, struct stor
 	f->nodes = names;
 	f->nnodes = nnames;
 	nrt_objects_free(objs, nobjs);
+	store_release(before);
 	return ok;
 }
 
@@ -187,6 +258,7 @@ int source_files_scan(struct source_files *sf)
 	struct stat *stats = NULL;
 	char **paths = NULL;
 	size_t npaths = 0, i, k;
+	bool trim = false;
 	int failed = 0;
 	struct dirent *e;
 	DIR *d;
@@ -218,12 +290,20 @@ int source_files_scan(struct source_files *sf)
 	stats = xcalloc(npaths + 1, sizeof *stats);
 	for (i = 0; i < sf->nfiles; i++)
 		sf->files[i].seen = false;
-	/* Pass 1: which files exist (so ownership checks see all of them). */
+	/* Pass 1: which files exist (so ownership checks see all of them). A
+	 * path that is there but cannot be stat'ed (a symlink loop, a
+	 * directory it cannot search) still exists: it keeps its nodes. */
 	for (k = 0; k < npaths; k++) {
 		struct file_entry *f = NULL;
+		int stat_errno = 0;
 
-		if (stat(paths[k], &stats[k]) != 0 || !S_ISREG(stats[k].st_mode))
+		if (stat(paths[k], &stats[k]) != 0) {
+			stat_errno = errno;
+			if (stat_errno == ENOENT || stat_errno == ENOTDIR)
+				continue; /* gone, or a dangling symlink */
+		} else if (!S_ISREG(stats[k].st_mode)) {
 			continue;
+		}
 		for (i = 0; i < sf->nfiles; i++)
 			if (strcmp(sf->files[i].path, paths[k]) == 0)
 				f = &sf->files[i];
@@ -235,6 +315,17 @@ int source_files_scan(struct source_files *sf)
 			f->sig.st_ino = (ino_t)-1; /* never matches: load it */
 		}
 		f->seen = true;
+		if (stat_errno != 0 && stat_errno != f->stat_errno) {
+			char quoted[300];
+
+			log_warn("cannot read inventory file; its nodes keep their last good inventory",
+				 "file=%s nodes=%zu error=%s", f->path, f->nnodes,
+				 log_quote(strerror(stat_errno), quoted, sizeof quoted));
+			metrics_inventory_error();
+		}
+		f->stat_errno = stat_errno;
+		if (stat_errno != 0)
+			stats[k] = f->sig; /* unchanged: pass 3 leaves it */
 	}
 	/* Pass 2: deleted files give up their nodes first. */
 	for (i = 0; i < sf->nfiles;) {
@@ -263,6 +354,19 @@ int source_files_scan(struct source_files *sf)
 			if (strcmp(f->path, paths[k]) != 0 || same_sig(&f->sig, &stats[k]))
 				continue;
 			f->sig = stats[k];
+			/* Not read at all: a huge file would grow the process
+			 * for good (the allocator keeps what parsing took). */
+			if ((uint64_t)stats[k].st_size > sf->max_file_bytes) {
+				log_warn("inventory file larger than inventory.maxFileBytes, not read; "
+					 "its nodes keep their last good inventory",
+					 "file=%s bytes=%lld maxFileBytes=%zu", f->path,
+					 (long long)stats[k].st_size, sf->max_file_bytes);
+				metrics_inventory_error();
+				failed++;
+				continue;
+			}
+			if ((uint64_t)stats[k].st_size >= TRIM_AFTER_BYTES)
+				trim = true;
 			if (!load_file(sf, f, b))
 				failed++;
 		}
@@ -283,6 +387,9 @@ int source_files_scan(struct source_files *sf)
 	} else {
 		store_batch_free(b);
 	}
+	/* Parsing a large file leaves the heap grown; give it back. */
+	if (trim)
+		malloc_trim(0);
 	store_touch(sf->store);
 	if (!sf->scanned) {
 		sf->scanned = true;
@@ -296,10 +403,16 @@ struct source_files *source_files_new(struct store *store, const char *dir)
 	struct source_files *sf = xcalloc(1, sizeof *sf);
 
 	sf->store = store;
+	sf->max_file_bytes = SOURCE_FILES_MAX_FILE_BYTES;
 	sf->dir = xstrdup(dir);
 	pthread_mutex_init(&sf->lock, NULL);
 	pthread_cond_init(&sf->wake, NULL);
 	return sf;
+}
+
+void source_files_set_max_file_bytes(struct source_files *sf, size_t max_bytes)
+{
+	sf->max_file_bytes = max_bytes > 0 ? max_bytes : SOURCE_FILES_MAX_FILE_BYTES;
 }
 
 static void *poll_thread(void *arg)

@@ -38,6 +38,7 @@
 #include "extender/pod_decode.h"
 #include "tests/support/fake_apiserver.h"
 #include "tests/support/http_client.h"
+#include "tests/support/spawn.h"
 #include "topology/demand.h"
 #include "topology/inventory.h"
 #include "topology/judge.h"
@@ -283,15 +284,9 @@ static struct json_object *post(struct http_client *h, struct cluster *c, const 
 static void start_extender(struct cluster *c)
 {
 	double t0;
-	pid_t pid = fork();
+	const char *argv[] = { bin(), "serve", "--config", c->config, NULL };
+	pid_t pid = spawn_process(argv, c->log);
 
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		if (freopen(c->log, "w", stderr) == NULL)
-			_exit(126);
-		execl(bin(), bin(), "serve", "--config", c->config, (char *)NULL);
-		_exit(127);
-	}
 	child = c->pid = pid;
 	for (t0 = now_s(); c->port == 0 && now_s() - t0 < 20; usleep(10 * 1000)) {
 		char *log, *at;

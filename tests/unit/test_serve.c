@@ -23,6 +23,7 @@
 
 #include "tests/support/free_port.h"
 #include "tests/support/http_client.h"
+#include "tests/support/spawn.h"
 
 static const char *bin(void)
 {
@@ -57,17 +58,10 @@ static int kill_child(void **state)
 
 static pid_t start(const char *config, const char *log)
 {
-	pid_t pid = fork();
+	const char *argv[] = { bin(), "serve", "--config", config, NULL };
 
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		if (freopen(log, "w", stderr) == NULL)
-			_exit(126);
-		execl(bin(), bin(), "serve", "--config", config, (char *)NULL);
-		_exit(127);
-	}
-	child = pid;
-	return pid;
+	child = spawn_process(argv, log);
+	return child;
 }
 
 static long get_status(int port, const char *path, char **body)

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "tests/support/spawn.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *spawn_serve_bin(void)
+{
+	const char *b = getenv("BIN");
+
+	return b && b[0] ? b : "bin/numa-extender";
+}
+
+pid_t spawn_process(const char *const argv[], const char *log)
+{
+	char *args[SPAWN_MAX_ARGS + 1];
+	pid_t parent = getpid(), pid;
+	size_t n = 0;
+
+	/* execv's argv is not const-qualified; copy the pointers before the
+	 * fork (nothing may allocate after it). */
+	while (argv[n] != NULL) {
+		if (n == SPAWN_MAX_ARGS)
+			abort();
+		n++;
+	}
+	memcpy(args, argv, (n + 1) * sizeof *args);
+	pid = fork();
+	if (pid < 0)
+		abort();
+	if (pid > 0)
+		return pid;
+	/* The child: only async-signal-safe calls until exec (the test may
+	 * have threads). */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
+		_exit(126);
+	/* The parent may have died before the line above: then no signal
+	 * will come, so go now. */
+	if (getppid() != parent)
+		_exit(126);
+	{
+		int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		if (in < 0 || dup2(in, STDIN_FILENO) < 0)
+			_exit(126);
+		close(in);
+	}
+	if (log != NULL) {
+		int out = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+		if (out < 0 || dup2(out, STDOUT_FILENO) < 0 || dup2(out, STDERR_FILENO) < 0)
+			_exit(126);
+		close(out);
+	}
+	execv(args[0], args);
+	_exit(127);
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+int spawn_wait_exit(pid_t pid, int seconds)
+{
+	double until = now_s() + seconds;
+	int status;
+
+	do {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		if (r < 0)
+			return -1;
+		usleep(20 * 1000);
+	} while (now_s() < until);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return -1;
+}
+
+/* The whole file, NUL-terminated (malloc'd); NULL when unreadable. */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+
+	if (f == NULL)
+		return NULL;
+	do {
+		if (cap - len < 4096) {
+			cap = cap ? cap * 2 : 8192;
+			buf = realloc(buf, cap + 1);
+			if (buf == NULL)
+				abort();
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+	} while (n > 0);
+	fclose(f);
+	buf[len] = '\0';
+	return buf;
+}
+
+bool spawn_log_contains(const char *path, const char *text)
+{
+	char *body = slurp(path);
+	bool found = body != NULL && strstr(body, text) != NULL;
+
+	free(body);
+	return found;
+}
+
+bool spawn_wait_log(const char *path, const char *text, int seconds)
+{
+	double until = now_s() + seconds;
+
+	do {
+		if (spawn_log_contains(path, text))
+			return true;
+		usleep(20 * 1000);
+	} while (now_s() < until);
+	return spawn_log_contains(path, text);
+}
+
+int spawn_wait_listening(const char *path, int seconds)
+{
+	double until = now_s() + seconds;
+
+	do {
+		char *body = slurp(path), *at = body ? strstr(body, "msg=\"listening\"") : NULL;
+		int port = 0;
+
+		if (at != NULL && (at = strstr(at, " port=")) != NULL)
+			port = atoi(at + 6);
+		free(body);
+		if (port > 0)
+			return port;
+		usleep(20 * 1000);
+	} while (now_s() < until);
+	return 0;
+}
