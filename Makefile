@@ -121,13 +121,24 @@ run: deps
 FUZZ_SECONDS ?= 30
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
-FUZZ_LIB_SRC := $(TOPO_SRC) $(EXT_SRC)
-FUZZ_FLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O1 -g -I. \
-              -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_LIB_SRC := $(TOPO_SRC) $(EXT_SRC) $(HELP_SRC)
+FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O1 -g -I. \
+               -fno-sanitize-recover=all
+FUZZ_LIB := build-fuzz/libfuzzlib.a
 
-build-fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC)
-	@mkdir -p build-fuzz
-	clang $(FUZZ_FLAGS) $(PKG_CFLAGS) -o $@ $< $(FUZZ_LIB_SRC) $(PKG_LIBS) -lpthread -lm
+# The project (and the test support, for the fake API server) is compiled
+# once with coverage; each target links against it.
+build-fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP $(PKG_CFLAGS) -c $< -o $@
+
+$(FUZZ_LIB): $(FUZZ_LIB_SRC:%.c=build-fuzz/obj/%.o)
+	@rm -f $@
+	ar rcs $@ $^
+
+build-fuzz/%: tests/fuzz/%.c $(FUZZ_LIB)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) -o $@ $< $(FUZZ_LIB) \
+		$(PKG_LIBS) -lpthread -lm
 
 fuzz: deps $(FUZZ_BIN)
 	@for b in $(FUZZ_BIN); do \
@@ -144,3 +155,4 @@ clean:
 	rm -rf build build-asan build-fuzz bin
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find build-fuzz/obj -name '*.d' 2>/dev/null)

@@ -376,6 +376,38 @@ static size_t watch_write(char *data, size_t size, size_t n, void *arg)
 	return add;
 }
 
+bool kube_reflector_feed(const struct kube_reflector_ops *ops, void *arg, size_t max_event,
+			 const char *data, size_t len, size_t chunk)
+{
+	struct kube_reflector k;
+	struct watch_state w;
+	char *copy = xmalloc(len + 1);
+	size_t at = 0;
+
+	memset(&k, 0, sizeof k);
+	k.ops = ops;
+	k.arg = arg;
+	k.max_event = max_event;
+	memset(&w, 0, sizeof w);
+	w.k = &k;
+	w.line.max = max_event + 1;
+	w.end = WATCH_ENDED;
+	w.ok_status = true;
+	memcpy(copy, data, len);
+	if (chunk == 0)
+		chunk = 1;
+	while (at < len) {
+		size_t n = len - at < chunk ? len - at : chunk;
+
+		if (watch_write(copy + at, 1, n, &w) != n)
+			break;
+		at += n;
+	}
+	free(w.line.p);
+	free(copy);
+	return w.end == WATCH_ENDED && at == len;
+}
+
 /* Decides on the status line before the body arrives. */
 static size_t watch_header(char *data, size_t size, size_t n, void *arg)
 {
@@ -423,10 +455,10 @@ static enum watch_end do_watch(struct kube_reflector *k)
 		free(w.line.p);
 		return WATCH_ENDED;
 	}
-	if (status < 0)
-		log_warn("watch connection failed", "kind=%s error=%s", k->ops->kind, log_q(msg.text));
-	else if (status == -2 || status == -3)
+	if (status == -2 || status == -3)
 		log_info("watch stream ended; reconnecting", "kind=%s error=%s", k->ops->kind, log_q(msg.text));
+	else if (status < 0)
+		log_warn("watch connection failed", "kind=%s error=%s", k->ops->kind, log_q(msg.text));
 	else
 		log_http_error(k, status, "watch", w.line.p);
 	free(w.line.p);
@@ -554,7 +586,8 @@ void kube_reflector_stop(struct kube_reflector *k)
 
 int kube_reflector_fallback(struct kube_reflector *k)
 {
-	return k->fallback;
+	/* A detached owner (no reflector) reads the first version. */
+	return k ? k->fallback : 0;
 }
 
 bool kube_reflector_listed(struct kube_reflector *k)

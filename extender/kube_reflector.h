@@ -61,4 +61,12 @@ const char *kube_reflector_server(struct kube_reflector *r);
 /* Whether a complete list has been applied. */
 bool kube_reflector_listed(struct kube_reflector *r);
 
+/* Feeds data, in chunks of `chunk` bytes as curl would deliver them, through
+ * the same line splitting and event handling as a live watch stream, on the
+ * calling thread (for fuzzing and tests: every byte an API server sends on a
+ * watch goes this way). False when the stream would have ended early
+ * (corrupt or oversized event, ERROR event). */
+bool kube_reflector_feed(const struct kube_reflector_ops *ops, void *arg, size_t max_event,
+			 const char *data, size_t len, size_t chunk);
+
 #endif

@@ -275,6 +275,19 @@ enum err source_kube_start(struct store *store, const struct config *cfg,
 	return ERR_OK;
 }
 
+struct source_kube *source_kube_detached(struct store *store)
+{
+	struct source_kube *k = xcalloc(1, sizeof *k);
+
+	k->store = store;
+	return k;
+}
+
+bool source_kube_feed(struct source_kube *k, const char *data, size_t len, size_t chunk)
+{
+	return kube_reflector_feed(&nrt_ops, k, 1 << 20, data, len, chunk);
+}
+
 void source_kube_stop(struct source_kube *k)
 {
 	if (k == NULL)
@@ -287,6 +300,6 @@ void source_kube_stop(struct source_kube *k)
 
 const char *source_kube_version(struct source_kube *k)
 {
-	return kube_reflector_listed(k->reflector) ? versions[kube_reflector_fallback(k->reflector)]
+	return k->reflector && kube_reflector_listed(k->reflector) ? versions[kube_reflector_fallback(k->reflector)]
 						   : NULL;
 }

@@ -10,6 +10,9 @@
 #ifndef EXTENDER_SOURCE_KUBE_H
 #define EXTENDER_SOURCE_KUBE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "extender/config.h"
 #include "extender/store.h"
 #include "topology/err.h"
@@ -22,6 +25,12 @@ struct source_kube;
 enum err source_kube_start(struct store *store, const struct config *cfg,
 			   struct source_kube **out, struct errmsg *msg);
 void source_kube_stop(struct source_kube *k);
+
+/* A source with no API server, fed by hand through source_kube_feed: the
+ * bytes of a watch stream, handled exactly as a live one's (fuzzing and
+ * tests). Stopped with source_kube_stop. */
+struct source_kube *source_kube_detached(struct store *store);
+bool source_kube_feed(struct source_kube *k, const char *data, size_t len, size_t chunk);
 
 /* The API version in use ("v1alpha2"/"v1alpha1"), or NULL before the first
  * list. */

@@ -199,6 +199,19 @@ enum err source_pods_start(struct ledger *ledger, const struct config *cfg,
 	return ERR_OK;
 }
 
+struct source_pods *source_pods_detached(struct ledger *ledger)
+{
+	struct source_pods *s = xcalloc(1, sizeof *s);
+
+	s->ledger = ledger;
+	return s;
+}
+
+bool source_pods_feed(struct source_pods *s, const char *data, size_t len, size_t chunk)
+{
+	return kube_reflector_feed(&pod_ops, s, 1 << 20, data, len, chunk);
+}
+
 void source_pods_stop(struct source_pods *s)
 {
 	if (s == NULL)
@@ -209,5 +222,5 @@ void source_pods_stop(struct source_pods *s)
 
 bool source_pods_listed(struct source_pods *s)
 {
-	return s && kube_reflector_listed(s->reflector);
+	return s && s->reflector && kube_reflector_listed(s->reflector);
 }

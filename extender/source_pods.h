@@ -18,6 +18,11 @@ struct source_pods;
 enum err source_pods_start(struct ledger *ledger, const struct config *cfg,
 			   struct source_pods **out, struct errmsg *msg);
 void source_pods_stop(struct source_pods *s);
+
+/* A pod source with no API server, fed by hand with the bytes of a watch
+ * stream (fuzzing and tests); stopped with source_pods_stop. */
+struct source_pods *source_pods_detached(struct ledger *ledger);
+bool source_pods_feed(struct source_pods *s, const char *data, size_t len, size_t chunk);
 /* Whether the first complete list is in. */
 bool source_pods_listed(struct source_pods *s);
 
