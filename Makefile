@@ -145,7 +145,8 @@ fuzz: deps $(FUZZ_BIN)
 		name=$$(basename $$b | sed 's/^fuzz_//'); \
 		work=$$(mktemp -d); cp -r tests/fuzz/corpus/$$name/. $$work/ 2>/dev/null; \
 		echo "== $$b ($(FUZZ_SECONDS) s)"; \
-		./$$b -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+		ASAN_OPTIONS=quarantine_size_mb=16 ./$$b -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+			-rss_limit_mb=2048 -close_fd_mask=2 \
 			-artifact_prefix=build-fuzz/$$name- $$work >build-fuzz/$$name.log 2>&1 \
 			|| { tail -40 build-fuzz/$$name.log; rm -rf $$work; exit 1; }; \
 		tail -1 build-fuzz/$$name.log; rm -rf $$work; \

@@ -14,6 +14,7 @@
 #include "extender/ledger.h"
 #include "extender/store.h"
 #include "extender/xalloc.h"
+#include "topology/textbuf.h"
 
 static const char *const verb_names[METRICS_NVERBS] = { "filter", "prioritize", "other" };
 static const char *const outcome_names[METRICS_NOUTCOMES] = { "pass", "failed", "unresolvable",
@@ -159,36 +160,26 @@ void metrics_config_reload(int ok)
 	atomic_fetch_add(ok ? &config_reloads_ok : &config_reloads_err, 1);
 }
 
-struct buf {
-	char *p;
-	size_t len, cap;
-};
+/* The exposition is a few KiB; the ceiling only stops a runaway label set. */
+#define RENDER_MAX ((size_t)16 << 20)
 
-static void put(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct textbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static void put(struct buf *b, const char *fmt, ...)
+static void put(struct textbuf *b, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-		va_end(ap);
-		if (n >= 0 && (size_t)n < b->cap - b->len) {
-			b->len += (size_t)n;
-			return;
-		}
-		b->cap *= 2;
-		b->p = xrealloc(b->p, b->cap);
-	}
+	va_start(ap, fmt);
+	textbuf_vprintf(b, fmt, ap);
+	va_end(ap);
 }
 
 char *metrics_render(size_t *len)
 {
-	struct buf b = { xmalloc(8192), 0, 8192 };
+	struct textbuf b;
 	size_t v, i;
 
+	textbuf_init(&b, RENDER_MAX);
 	put(&b, "# HELP numa_extender_requests_total HTTP requests by verb and status code.\n"
 		"# TYPE numa_extender_requests_total counter\n");
 	for (v = 0; v < METRICS_NVERBS; v++)
@@ -361,8 +352,7 @@ char *metrics_render(size_t *len)
 			    (unsigned long long)st.fingerprint_mismatches);
 		}
 	}
-	*len = b.len;
-	return b.p;
+	return textbuf_take(&b, len);
 }
 
 void metrics_reset(void)

@@ -12,6 +12,7 @@
 
 #include "alloc.h"
 #include "checked.h"
+#include "textbuf.h"
 #include "inventory.h"
 
 __extension__ typedef __int128 i128;
@@ -351,55 +352,44 @@ void pod_demand_free(struct pod_demand *d)
 	free(d);
 }
 
-static void key_put(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+/* The key is shorter than the pod's JSON, which the request body bounds. */
+#define DEMAND_KEY_MAX ((size_t)1 << 30)
 
-static void key_put(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(*buf + *len, *cap - *len, fmt, ap);
-		va_end(ap);
-		if (n >= 0 && (size_t)n < *cap - *len) {
-			*len += (size_t)n;
-			return;
-		}
-		*cap *= 2;
-		*buf = xrealloc(*buf, *cap);
-	}
-}
-
-static void key_amounts(char **buf, size_t *len, size_t *cap, const struct demand_amount *a,
+static void key_amounts(struct textbuf *b, const struct demand_amount *a,
 			size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		key_put(buf, len, cap, "%s=%lld,", a[i].name, (long long)a[i].amount);
-	key_put(buf, len, cap, ";");
+		textbuf_printf(b, "%s=%lld,", a[i].name, (long long)a[i].amount);
+	textbuf_addc(b, ';');
 }
 
 char *pod_demand_key(const struct pod_demand *d)
 {
-	size_t len = 0, cap = 256, i;
-	char *buf = xmalloc(cap);
+	static _Atomic unsigned long long uncached;
+	struct textbuf b;
+	size_t i;
 
-	buf[0] = '\0';
-	key_put(&buf, &len, &cap, "q%d|c%lld|w%d|", (int)d->qos, (long long)d->pod_cpus,
-		(int)d->pod_memory_whole);
-	key_amounts(&buf, &len, &cap, d->pod_memory, d->npod_memory);
-	key_amounts(&buf, &len, &cap, d->pod_devices, d->npod_devices);
+	textbuf_init(&b, DEMAND_KEY_MAX);
+	textbuf_printf(&b, "q%d|c%lld|w%d|", (int)d->qos, (long long)d->pod_cpus,
+		       (int)d->pod_memory_whole);
+	key_amounts(&b, d->pod_memory, d->npod_memory);
+	key_amounts(&b, d->pod_devices, d->npod_devices);
 	for (i = 0; i < d->ncontainers; i++) {
 		const struct container_demand *c = &d->containers[i];
 
 		/* Names matter too: verdicts name containers. */
-		key_put(&buf, &len, &cap, "|%s:%d:%lld:%d:%d:", c->name, (int)c->kind,
-			(long long)c->cpus, (int)c->has_cpu_request, (int)c->memory_whole);
-		key_amounts(&buf, &len, &cap, c->memory, c->nmemory);
-		key_amounts(&buf, &len, &cap, c->devices, c->ndevices);
+		textbuf_printf(&b, "|%s:%d:%lld:%d:%d:", c->name, (int)c->kind,
+			       (long long)c->cpus, (int)c->has_cpu_request, (int)c->memory_whole);
+		key_amounts(&b, c->memory, c->nmemory);
+		key_amounts(&b, c->devices, c->ndevices);
 	}
-	return buf;
+	/* A cut key could name two demands: past the ceiling (a pod larger than
+	 * any request body we accept) the key is unique, so nothing is shared. */
+	if (textbuf_failed(&b)) {
+		textbuf_reset(&b);
+		textbuf_printf(&b, "!uncached#%llu", ++uncached);
+	}
+	return textbuf_take(&b, NULL);
 }

@@ -13,6 +13,7 @@
 #include "alloc.h"
 #include "merge.h"
 #include "sim.h"
+#include "textbuf.h"
 
 const char *verdict_reason_name(enum verdict_reason r)
 {
@@ -66,15 +67,15 @@ void verdict_cleanup(struct verdict *v)
 static void append(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Messages live in fixed arrays of the verdict: what does not fit is cut. */
 static void append(char *buf, size_t size, const char *fmt, ...)
 {
-	size_t len = strlen(buf);
+	struct textbuf t;
 	va_list ap;
 
-	if (len + 1 >= size)
-		return;
+	textbuf_attach(&t, buf, size);
 	va_start(ap, fmt);
-	vsnprintf(buf + len, size - len, fmt, ap);
+	textbuf_vprintf(&t, fmt, ap);
 	va_end(ap);
 }
 
