@@ -267,6 +267,27 @@ static void symlink_loop_keeps_the_node(void **state)
 	stop(e);
 }
 
+/* Root reads any file: nothing to see there. */
+static void unreadable_file_keeps_the_node(void **state)
+{
+	struct env *e;
+	char path[160], text[256];
+
+	if (geteuid() == 0)
+		skip();
+	e = *state = env_start();
+	start_with_two_nodes(e);
+	snprintf(path, sizeof path, "%s/worker-a.yaml", e->dir);
+	assert_int_equal(chmod(path, 0), 0);
+	snprintf(text, sizeof text, "cannot read inventory file; its nodes keep their last good "
+				    "inventory\" file=%s error=", path);
+	wait_log(e, text);
+	assert_true(spawn_log_contains(e->log, "Permission denied"));
+	assert_true(rejected(e, "worker-a"));
+	assert_true(wait_metric(e, "\nnuma_extender_inventory_nodes 2\n"));
+	stop(e);
+}
+
 static void oversize_file_is_refused(void **state)
 {
 	struct env *e = *state = env_start();
@@ -312,6 +333,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(empty_file_keeps_the_last_good_inventory, env_free),
 		cmocka_unit_test_teardown(symlink_loop_keeps_the_node, env_free),
+		cmocka_unit_test_teardown(unreadable_file_keeps_the_node, env_free),
 		cmocka_unit_test_teardown(oversize_file_is_refused, env_free),
 		cmocka_unit_test_teardown(zone_set_change_is_a_warning_and_a_metric, env_free),
 	};
