@@ -142,7 +142,6 @@ static void reload(const struct flags *f, const struct config *running,
 {
 	struct config cfg;
 	struct errmsg msg;
-	char quoted[600];
 
 	if (f->config == NULL) {
 		log_info("SIGHUP: no configuration file to reload", NULL);
@@ -150,7 +149,7 @@ static void reload(const struct flags *f, const struct config *running,
 	}
 	if (load(f, &cfg, &msg) != 0) {
 		log_error("SIGHUP: invalid configuration, keeping the previous one", "error=%s",
-			  log_quote(msg.text, quoted, sizeof quoted));
+			  log_q(msg.text));
 		metrics_config_reload(0);
 		config_cleanup(&cfg);
 		return;
@@ -163,7 +162,7 @@ static void reload(const struct flags *f, const struct config *running,
 	    cfg.inventory_source != running->inventory_source)
 		log_warn("SIGHUP: listeners and inventory source change only on restart", NULL);
 	log_info("configuration reloaded", "file=%s strategy=%s weights=%zu missingInventory=%s",
-		 f->config, score_strategy_name(cfg.scoring.strategy), cfg.scoring.nweights,
+		 log_q(f->config), score_strategy_name(cfg.scoring.strategy), cfg.scoring.nweights,
 		 cfg.missing_inventory == CONFIG_MISSING_ALLOW ? "allow" : "deny");
 	metrics_config_reload(1);
 	config_cleanup(&cfg);
@@ -252,7 +251,7 @@ int serve_main(int argc, char **argv)
 				 (long long)cfg.ledger_assume_ttl_ms, (long long)cfg.ledger_max_assume_age_ms,
 				 binder ? "on" : "off");
 		if (source_kube_start(store, &cfg, &kube, &msg) != ERR_OK) {
-			log_error("cannot use the Kubernetes API", "error=\"%s\"", msg.text);
+			log_error("cannot use the Kubernetes API", "error=%s", log_q(msg.text));
 			fprintf(stderr, "numa-extender serve: %s\n", msg.text);
 			status = 2;
 			goto out;
@@ -266,7 +265,7 @@ int serve_main(int argc, char **argv)
 		source_files_start(files, cfg.inventory_poll_ms);
 	}
 	if (server_start(&cfg, &ctx, &server, &msg) != ERR_OK) {
-		log_error("cannot start the server", "error=\"%s\"", msg.text);
+		log_error("cannot start the server", "error=%s", log_q(msg.text));
 		status = 1;
 		goto out;
 	}

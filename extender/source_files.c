@@ -147,8 +147,8 @@ static void warn_zone_set_change(const struct store_set *before, const struct in
 		return;
 	zone_list(old->inventory, was, sizeof was);
 	zone_list(node, now, sizeof now);
-	log_warn("node's set of NUMA zones changed", "file=%s node=%s before=%s after=%s", path,
-		 node->name, was, now);
+	log_warn("node's set of NUMA zones changed", "file=%s node=%s before=%s after=%s", log_q(path),
+		 log_q(node->name), was, now);
 	metrics_inventory_zone_set_change();
 }
 
@@ -163,7 +163,7 @@ static bool load_file(struct source_files *sf, struct file_entry *f, struct stor
 	char *buf = NULL, **names;
 	size_t nnames = 0;
 	struct errmsg msg;
-	char quoted[600], version[64];
+	char version[64];
 	bool ok = true;
 	struct store_set *before;
 	uint64_t hash;
@@ -173,7 +173,7 @@ static bool load_file(struct source_files *sf, struct file_entry *f, struct stor
 	if (rc != ERR_OK) {
 		/* Unreadable, or grown past the cap since it was stat'ed. */
 		log_warn("cannot read inventory file; its nodes keep their last good inventory",
-			 "file=%s error=%s", f->path, log_quote(msg.text, quoted, sizeof quoted));
+			 "file=%s error=%s", log_q(f->path), log_q(msg.text));
 		metrics_inventory_error();
 		return false;
 	}
@@ -182,11 +182,10 @@ static bool load_file(struct source_files *sf, struct file_entry *f, struct stor
 		if (len == 0 || nobjs == 0)
 			log_warn("inventory file is empty or holds no objects (being written?); "
 				 "its nodes keep their last good inventory",
-				 "file=%s bytes=%zu", f->path, len);
+				 "file=%s bytes=%zu", log_q(f->path), len);
 		else
 			log_error("cannot load inventory file; its nodes keep their last good inventory",
-				  "file=%s error=%s", f->path,
-				  log_quote(msg.text, quoted, sizeof quoted));
+				  "file=%s error=%s", log_q(f->path), log_q(msg.text));
 		metrics_inventory_error();
 		free(buf);
 		return false;
@@ -200,8 +199,8 @@ static bool load_file(struct source_files *sf, struct file_entry *f, struct stor
 
 		if (inventory_node_new(&objs[i], &node, &msg) != ERR_OK) {
 			log_error("invalid inventory; the node keeps its last good inventory",
-				  "file=%s node=%s error=%s", f->path, objs[i].name,
-				  log_quote(msg.text, quoted, sizeof quoted));
+				  "file=%s node=%s error=%s", log_q(f->path), log_q(objs[i].name),
+				  log_q(msg.text));
 			metrics_inventory_error();
 			ok = false;
 			/* Keep providing the node (its last good snapshot stays). */
@@ -212,7 +211,7 @@ static bool load_file(struct source_files *sf, struct file_entry *f, struct stor
 		}
 		if (provided_elsewhere(sf, f, node->name)) {
 			log_warn("node defined in more than one file; keeping the first",
-				 "file=%s node=%s", f->path, node->name);
+				 "file=%s node=%s", log_q(f->path), log_q(node->name));
 			inventory_node_free(node);
 			continue;
 		}
@@ -265,10 +264,9 @@ int source_files_scan(struct source_files *sf)
 
 	d = opendir(sf->dir);
 	if (d == NULL) {
-		char quoted[300];
 
 		log_error("cannot read the inventory directory; keeping the last inventory",
-			  "dir=%s error=%s", sf->dir, log_quote(strerror(errno), quoted, sizeof quoted));
+			  "dir=%s error=%s", log_q(sf->dir), log_q(strerror(errno)));
 		metrics_inventory_error();
 		store_batch_free(b);
 		return 1;
@@ -316,11 +314,10 @@ int source_files_scan(struct source_files *sf)
 		}
 		f->seen = true;
 		if (stat_errno != 0 && stat_errno != f->stat_errno) {
-			char quoted[300];
 
 			log_warn("cannot read inventory file; its nodes keep their last good inventory",
-				 "file=%s nodes=%zu error=%s", f->path, f->nnodes,
-				 log_quote(strerror(stat_errno), quoted, sizeof quoted));
+				 "file=%s nodes=%zu error=%s", log_q(f->path), f->nnodes,
+				 log_q(strerror(stat_errno)));
 			metrics_inventory_error();
 		}
 		f->stat_errno = stat_errno;
@@ -339,7 +336,7 @@ int source_files_scan(struct source_files *sf)
 		for (j = 0; j < f->nnodes; j++)
 			if (!provided_elsewhere(sf, f, f->nodes[j]))
 				store_batch_delete(b, f->nodes[j]);
-		log_info("inventory file removed", "file=%s nodes=%zu", f->path, f->nnodes);
+		log_info("inventory file removed", "file=%s nodes=%zu", log_q(f->path), f->nnodes);
 		free_nodes(f);
 		free(f->path);
 		sf->files[i] = sf->files[--sf->nfiles];
@@ -359,7 +356,7 @@ int source_files_scan(struct source_files *sf)
 			if ((uint64_t)stats[k].st_size > sf->max_file_bytes) {
 				log_warn("inventory file larger than inventory.maxFileBytes, not read; "
 					 "its nodes keep their last good inventory",
-					 "file=%s bytes=%lld maxFileBytes=%zu", f->path,
+					 "file=%s bytes=%lld maxFileBytes=%zu", log_q(f->path),
 					 (long long)stats[k].st_size, sf->max_file_bytes);
 				metrics_inventory_error();
 				failed++;
@@ -381,7 +378,7 @@ int source_files_scan(struct source_files *sf)
 
 		metrics_inventory(store_size(set), generation);
 		metrics_inventory_reload();
-		log_info("inventory updated", "dir=%s nodes=%zu generation=%llu", sf->dir,
+		log_info("inventory updated", "dir=%s nodes=%zu generation=%llu", log_q(sf->dir),
 			 store_size(set), (unsigned long long)generation);
 		store_release(set);
 	} else {

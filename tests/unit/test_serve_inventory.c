@@ -221,7 +221,7 @@ static void empty_file_keeps_the_last_good_inventory(void **state)
 	fd = open(path, O_WRONLY | O_TRUNC);
 	assert_true(fd >= 0);
 	close(fd);
-	snprintf(text, sizeof text, "file=%s bytes=0", path);
+	snprintf(text, sizeof text, "file=\"%s\" bytes=0", path);
 	wait_log(e, text);
 	assert_true(rejected(e, "worker-a"));
 	/* A file of comments holds no objects: the same. */
@@ -232,7 +232,7 @@ static void empty_file_keeps_the_last_good_inventory(void **state)
 		fputs("# being rewritten\n", f);
 		fclose(f);
 	}
-	snprintf(text, sizeof text, "file=%s bytes=18", path);
+	snprintf(text, sizeof text, "file=\"%s\" bytes=18", path);
 	wait_log(e, text);
 	assert_true(rejected(e, "worker-a"));
 	assert_true(wait_metric(e, "\nnuma_extender_inventory_nodes 2\n"));
@@ -252,7 +252,7 @@ static void symlink_loop_keeps_the_node(void **state)
 	assert_int_equal(symlink("worker-b.yaml", tmp), 0);
 	assert_int_equal(rename(tmp, path), 0);
 	snprintf(text, sizeof text, "cannot read inventory file; its nodes keep their last good "
-				    "inventory\" file=%s nodes=1 error=", path);
+				    "inventory\" file=\"%s\" nodes=1 error=", path);
 	wait_log(e, text);
 	assert_true(spawn_log_contains(e->log, "Too many levels of symbolic links"));
 	assert_false(spawn_log_contains(e->log, "inventory file removed"));
@@ -262,7 +262,7 @@ static void symlink_loop_keeps_the_node(void **state)
 	 * small for the pod). */
 	assert_int_equal(unlink(path), 0);
 	write_node(e, "worker-b.yaml", "worker-b", 3, 0);
-	wait_log(e, "node=worker-b before=0,1 after=0,1,2");
+	wait_log(e, "node=\"worker-b\" before=0,1 after=0,1,2");
 	assert_true(rejected(e, "worker-b"));
 	stop(e);
 }
@@ -280,7 +280,7 @@ static void unreadable_file_keeps_the_node(void **state)
 	snprintf(path, sizeof path, "%s/worker-a.yaml", e->dir);
 	assert_int_equal(chmod(path, 0), 0);
 	snprintf(text, sizeof text, "cannot read inventory file; its nodes keep their last good "
-				    "inventory\" file=%s error=", path);
+				    "inventory\" file=\"%s\" error=", path);
 	wait_log(e, text);
 	assert_true(spawn_log_contains(e->log, "Permission denied"));
 	assert_true(rejected(e, "worker-a"));
@@ -297,13 +297,13 @@ static void oversize_file_is_refused(void **state)
 	/* A new node in a file over the cap: not read. */
 	write_node(e, "worker-huge.yaml", "worker-huge", 1, 2 * MAX_FILE_BYTES);
 	snprintf(text, sizeof text, "inventory file larger than inventory.maxFileBytes, not read; "
-				    "its nodes keep their last good inventory\" file=%s/worker-huge.yaml bytes=",
+				    "its nodes keep their last good inventory\" file=\"%s/worker-huge.yaml\" bytes=",
 		 e->dir);
 	wait_log(e, text);
 	assert_false(rejected(e, "worker-huge")); /* no inventory: passes */
 	/* A known node's file grown over the cap: the node keeps its inventory. */
 	write_node(e, "worker-a.yaml", "worker-a", 2, MAX_FILE_BYTES + 1);
-	snprintf(text, sizeof text, "file=%s/worker-a.yaml bytes=", e->dir);
+	snprintf(text, sizeof text, "file=\"%s/worker-a.yaml\" bytes=", e->dir);
 	wait_log(e, text);
 	assert_true(spawn_log_contains(e->log, "maxFileBytes=65536"));
 	assert_true(rejected(e, "worker-a"));
@@ -322,9 +322,9 @@ static void zone_set_change_is_a_warning_and_a_metric(void **state)
 	assert_true(wait_metric(e, "\nnuma_extender_inventory_generation 2\n"));
 	write_node(e, "worker-a.yaml", "worker-a", 4, 0);
 	wait_log(e, "msg=\"node's set of NUMA zones changed\"");
-	assert_true(spawn_log_contains(e->log, "node=worker-a before=0,1 after=0,1,2,3"));
+	assert_true(spawn_log_contains(e->log, "node=\"worker-a\" before=0,1 after=0,1,2,3"));
 	assert_true(wait_metric(e, "\nnuma_extender_inventory_zone_set_changes_total 1\n"));
-	assert_false(spawn_log_contains(e->log, "node=worker-b before="));
+	assert_false(spawn_log_contains(e->log, "node=\"worker-b\" before="));
 	stop(e);
 }
 
