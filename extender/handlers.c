@@ -262,8 +262,12 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 			verdict_summary(&v, summary, sizeof summary);
 			cached.reason = summary;
 			cached.kubelet_reason = verdict_reason_name(v.reason);
-			if (stale)
-				strncat(summary, " [inventory stale]", sizeof summary - strlen(summary) - 1);
+			if (stale) {
+				struct textbuf t;
+
+				textbuf_attach(&t, summary, sizeof summary);
+				textbuf_adds(&t, " [inventory stale]");
+			}
 			why[i] = intern(&reasons, summary);
 			metrics_rejection(verdict_reason_name(v.reason));
 			if (log_enabled(CONFIG_LOG_DEBUG))

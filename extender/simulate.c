@@ -16,6 +16,7 @@
 #include "extender/nrt_decode.h"
 #include "extender/pod_decode.h"
 #include "extender/xalloc.h"
+#include "topology/bitmask.h"
 #include "topology/demand.h"
 #include "topology/inventory.h"
 #include "topology/judge.h"
@@ -383,13 +384,9 @@ int simulate_main(int argc, char **argv)
 			printf("== %s: %zu placed, %zu unschedulable\n", nconfigs ? configs[c] : "defaults",
 			       runs[c].placed_count, npods - runs[c].placed_count);
 			for (i = 0; i < npods; i++) {
-				char ids[200] = "";
-				int b;
+				char ids[200];
 
-				for (b = 0; b < 64; b++)
-					if ((runs[c].placed[i].numa_ids >> b) & 1)
-						snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%d",
-							 ids[0] ? "," : "", b);
+				bitmask_format(runs[c].placed[i].numa_ids, ids, sizeof ids);
 				if (runs[c].placed[i].node)
 					printf("  %-40s -> %-24s NUMA %-8s score %lld\n", pods[i].name,
 					       runs[c].placed[i].node, ids[0] ? ids : "-",

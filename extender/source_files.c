@@ -29,6 +29,7 @@
 #include "extender/metrics.h"
 #include "extender/nrt_decode.h"
 #include "extender/xalloc.h"
+#include "topology/bitmask.h"
 
 /* Files at least this large are followed by a malloc_trim. */
 #define TRIM_AFTER_BYTES ((uint64_t)1 << 20)
@@ -117,17 +118,12 @@ static bool provided_elsewhere(const struct source_files *sf, const struct file_
 /* "0,1,3": the NUMA ids of a node, for a log line. */
 static void zone_list(const struct inventory_node *n, char *out, size_t cap)
 {
-	size_t used = 0;
+	bitmask_t ids = 0;
 	int i;
 
-	out[0] = '\0';
-	for (i = 0; i < n->numa_count && used < cap; i++) {
-		int w = snprintf(out + used, cap - used, "%s%d", i ? "," : "", n->numa_ids[i]);
-
-		if (w < 0)
-			break;
-		used += (size_t)w;
-	}
+	for (i = 0; i < n->numa_count; i++)
+		ids |= (bitmask_t)1 << n->numa_ids[i];
+	bitmask_format(ids, out, cap);
 }
 
 /* A node whose NUMA zones are not the ones it had (a BIOS or firmware change,
