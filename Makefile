@@ -1,5 +1,5 @@
 # numa-extender — the only build file.
-# Targets: all (default), test, asan, bench, run, fuzz, clean, deps.
+# Targets: all (default), test, asan, valgrind, bench, run, fuzz, clean, deps.
 # Variables: CC, WERROR=1 (warnings are errors; CI sets it), SAN=address,undefined,
 # BUILD (output folder), O (optimisation level).
 
@@ -53,7 +53,7 @@ ifneq ($(BUILD),build)
 BIN     := $(BUILD)/bin/numa-extender
 endif
 
-.PHONY: all test asan bench run fuzz clean deps check
+.PHONY: all test asan valgrind bench run fuzz clean deps check
 all: $(BIN)
 
 deps:
@@ -108,6 +108,11 @@ check: test
 asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan SAN=address,undefined O=-O1 test
 
+# serve under valgrind through a scripted session of every verb (not part of
+# `make test`): builds -O1 -g without sanitizers in build-valgrind/.
+valgrind: deps
+	@sh scripts/valgrind-serve.sh
+
 bench: deps
 	@$(MAKE) --no-print-directory O=-O2 $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do echo "== $$b"; ./$$b || exit 1; done
@@ -153,7 +158,7 @@ fuzz: deps $(FUZZ_BIN)
 	done
 
 clean:
-	rm -rf build build-asan build-fuzz bin
+	rm -rf build build-asan build-fuzz build-valgrind bin
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 -include $(shell find build-fuzz/obj -name '*.d' 2>/dev/null)
