@@ -173,9 +173,9 @@ static bool load_file(struct source_files *sf, struct file_entry *f, struct stor
 		metrics_inventory_error();
 		return false;
 	}
-	if (len == 0 || nrt_decode_buffer(buf, len, f->path, &objs, &nobjs, &msg) != ERR_OK ||
-	    nobjs == 0) {
-		if (len == 0 || nobjs == 0)
+	rc = len == 0 ? ERR_OK : nrt_decode_buffer(buf, len, f->path, &objs, &nobjs, &msg);
+	if (rc != ERR_OK || nobjs == 0) {
+		if (rc == ERR_OK)
 			log_warn("inventory file is empty or holds no objects (being written?); "
 				 "its nodes keep their last good inventory",
 				 "file=%s bytes=%zu", log_q(f->path), len);

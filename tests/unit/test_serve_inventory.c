@@ -237,6 +237,19 @@ static void empty_file_keeps_the_last_good_inventory(void **state)
 	assert_true(rejected(e, "worker-a"));
 	assert_true(wait_metric(e, "\nnuma_extender_inventory_nodes 2\n"));
 	assert_true(spawn_log_contains(e->log, "inventory file is empty or holds no objects"));
+	/* A file that does not decode is an error naming what is wrong, not
+	 * an empty file. */
+	{
+		FILE *f = fopen(path, "w");
+
+		assert_non_null(f);
+		fputs("kind: NodeResourceTopology\nmetadata: {name: [\n", f);
+		fclose(f);
+	}
+	snprintf(text, sizeof text, "cannot load inventory file; its nodes keep their last good "
+				    "inventory\" file=\"%s\" error=", path);
+	wait_log(e, text);
+	assert_true(rejected(e, "worker-a"));
 	stop(e);
 }
 
