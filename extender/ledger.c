@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Pods live in a hash table by UID and in their node's array; nodes in an
- * array sorted by name. An effective snapshot is the base NRT decoded again,
- * with the assumed pods' amounts taken off its zones, rebuilt into a new
- * inventory: the same path as every other NRT, so it cannot disagree with
- * what explain or replay make of the same numbers. */
+ * array sorted by name. An effective snapshot is the base snapshot with the
+ * assumed pods' amounts taken off (inventory_node_take: every summary as
+ * inventory_node_new would make it of the NRT with those amounts); its NRT
+ * for the decision log is written from it (inventory_node_to_nrt), so replay
+ * re-judges the very amounts requests saw. */
 #include "extender/ledger.h"
 
 #include <json-c/json.h>
@@ -12,10 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extender/doc.h"
 #include "extender/encode.h"
 #include "extender/log.h"
-#include "extender/nrt_decode.h"
 #include "extender/strhash.h"
 #include "extender/xalloc.h"
 #include "topology/demand.h"
@@ -57,8 +56,6 @@ struct lnode {
 	struct lpod **pods;
 	size_t npods, cap;
 	struct store_node *base;     /* the source's snapshot, referenced */
-	struct nrt_object obj;       /* base->raw decoded (once per base) */
-	bool have_obj;
 	uint64_t flushed_base_id;    /* the base the last flush looked at */
 	char nrt_fingerprint[64];
 	char nrt_method[32];
@@ -241,102 +238,44 @@ static void pod_remove(struct ledger *l, struct lpod *p)
 
 /* --- effective snapshots --- */
 
-/* Decodes the node's base NRT once per base: effective snapshots are built
- * from this copy, never from the JSON again. */
-static bool decode_base(struct lnode *n)
-{
-	struct doc *d = NULL;
-	struct errmsg msg;
-
-	if (n->have_obj)
-		return true;
-	if (n->base == NULL || n->base->raw == NULL)
-		return false;
-	if (doc_parse_json(n->base->raw, strlen(n->base->raw), "ledger", &d, &msg) != ERR_OK ||
-	    nrt_decode_doc(d, "ledger", &n->obj, &msg) != ERR_OK) {
-
-		log_error("cannot decode a stored NodeResourceTopology again", "node=%s error=%s",
-			  log_q(n->name), log_q(msg.text));
-		doc_free(d);
-		return false;
-	}
-	doc_free(d);
-	n->have_obj = true;
-	return true;
-}
-
-static void forget_base_obj(struct lnode *n)
-{
-	if (n->have_obj)
-		nrt_object_cleanup(&n->obj);
-	n->have_obj = false;
-}
-
-static void take_off(struct nrt_object *obj, const struct usage *u)
-{
-	char zone[32];
-	size_t z, k;
-
-	snprintf(zone, sizeof zone, "node-%d", u->numa_id);
-	for (z = 0; z < obj->nzones; z++) {
-		if (obj->zones[z].type == NULL || strcmp(obj->zones[z].type, "Node") != 0)
-			continue;
-		if (u->numa_id >= 0 && strcmp(obj->zones[z].name, zone) != 0)
-			continue;
-		for (k = 0; k < obj->zones[z].nresources; k++) {
-			struct nrt_resource *r = &obj->zones[z].resources[k];
-
-			if (strcmp(r->name, u->resource) == 0)
-				/* Clamped: an NRT that already counts the pod
-				 * must not turn negative. */
-				r->available = r->available > u->amount ? r->available - u->amount : 0;
-		}
-	}
-}
-
-static void take_all(const struct lnode *n, struct nrt_object *obj, const struct lpod *except)
-{
-	size_t i, k;
-
-	for (i = 0; i < n->npods; i++)
-		if (n->pods[i] != except && taken(n->pods[i]))
-			for (k = 0; k < n->pods[i]->nusage; k++)
-				take_off(obj, &n->pods[i]->usage[k]);
-}
-
-/* The node as requests should see it now, or NULL. The base object's
- * available amounts are lowered in place for the build and put back. */
-static struct inventory_node *effective_inventory(struct lnode *n, const struct lpod *except,
+/* The node as requests should see it now (the base minus every assumed
+ * pod but except), or NULL without a base; with raw, its NRT as JSON. */
+static struct inventory_node *effective_inventory(const struct lnode *n, const struct lpod *except,
 						  char **raw)
 {
-	struct inventory_node *inv = NULL;
-	struct errmsg msg;
-	int64_t *saved;
-	size_t z, k, m = 0, total = 0;
+	struct inventory_usage *usage;
+	struct inventory_node *inv;
+	size_t i, k, m = 0, total = 0;
 
 	if (raw)
 		*raw = NULL;
-	if (!decode_base(n))
+	if (n->base == NULL)
 		return NULL;
-	for (z = 0; z < n->obj.nzones; z++)
-		total += n->obj.zones[z].nresources;
-	saved = xcalloc(total + 1, sizeof *saved);
-	for (z = 0; z < n->obj.nzones; z++)
-		for (k = 0; k < n->obj.zones[z].nresources; k++)
-			saved[m++] = n->obj.zones[z].resources[k].available;
-	take_all(n, &n->obj, except);
-	if (inventory_node_new(&n->obj, &inv, &msg) != ERR_OK) {
+	for (i = 0; i < n->npods; i++)
+		if (n->pods[i] != except && taken(n->pods[i]))
+			total += n->pods[i]->nusage;
+	usage = xcalloc(total + 1, sizeof *usage);
+	for (i = 0; i < n->npods; i++) {
+		const struct lpod *p = n->pods[i];
 
-		log_error("cannot build a node's inventory minus its assumed pods", "node=%s error=%s",
-			  log_q(n->name), log_q(msg.text));
-		inv = NULL;
-	} else if (raw) {
-		*raw = nrt_object_to_json(&n->obj);
+		if (p == except || !taken(p))
+			continue;
+		for (k = 0; k < p->nusage; k++) {
+			usage[m].resource = p->usage[k].resource;
+			usage[m].numa_id = p->usage[k].numa_id;
+			usage[m].amount = p->usage[k].amount;
+			m++;
+		}
 	}
-	for (m = 0, z = 0; z < n->obj.nzones; z++)
-		for (k = 0; k < n->obj.zones[z].nresources; k++)
-			n->obj.zones[z].resources[k].available = saved[m++];
-	free(saved);
+	inv = inventory_node_take(n->base->inventory, usage, m);
+	free(usage);
+	if (raw) {
+		struct nrt_object obj;
+
+		inventory_node_to_nrt(inv, &obj);
+		*raw = nrt_object_to_json(&obj);
+		nrt_object_cleanup(&obj);
+	}
 	return inv;
 }
 
@@ -403,16 +342,6 @@ static void assume(struct ledger *l, struct lpod *p)
 
 /* --- flushes --- */
 
-static const char *attribute(const struct nrt_object *obj, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < obj->nattributes; i++)
-		if (obj->attributes[i].name && strcmp(obj->attributes[i].name, name) == 0)
-			return obj->attributes[i].value;
-	return NULL;
-}
-
 /* The fingerprint of the live pods the ledger knows on the node, counted the
  * way the agent says it counts them. */
 static void ledger_fingerprint(const struct lnode *n, const char *method, char *out)
@@ -449,10 +378,10 @@ static void drop(struct ledger *l, struct lpod *p)
 }
 
 /* A new NRT for the node arrived: which assumptions does it settle? */
-static void flush(struct ledger *l, struct lnode *n, const struct nrt_object *obj)
+static void flush(struct ledger *l, struct lnode *n, const struct inventory_node *nrt)
 {
-	const char *fp = attribute(obj, "nodeTopologyPodsFingerprint");
-	const char *method = attribute(obj, "nodeTopologyPodsFingerprintMethod");
+	const char *fp = inventory_attribute(nrt, "nodeTopologyPodsFingerprint");
+	const char *method = inventory_attribute(nrt, "nodeTopologyPodsFingerprintMethod");
 	int64_t now = store_now_ms();
 	size_t i, ntaken = 0;
 
@@ -509,7 +438,6 @@ static struct store_node *overlay(void *arg, const char *name, const struct stor
 		pthread_mutex_lock(&l->lock);
 		n = node_find(l, name);
 		if (n) {
-			forget_base_obj(n);
 			store_node_unref(n->base);
 			n->base = NULL;
 			n->flushed_base_id = 0;
@@ -517,19 +445,16 @@ static struct store_node *overlay(void *arg, const char *name, const struct stor
 		pthread_mutex_unlock(&l->lock);
 		return NULL;
 	}
-	if (base->raw == NULL)
-		return NULL;
 	pthread_mutex_lock(&l->lock);
 	n = node_get(l, base->inventory->name);
 	if (n->base != base) {
 		store_node_ref(base);
 		store_node_unref(n->base);
 		n->base = (struct store_node *)(uintptr_t)base;
-		forget_base_obj(n);
 	}
-	if (n->flushed_base_id != base->id && decode_base(n)) {
+	if (n->flushed_base_id != base->id) {
 		n->flushed_base_id = base->id;
-		flush(l, n, &n->obj);
+		flush(l, n, base->inventory);
 	}
 	for (i = 0; i < n->npods && !any; i++)
 		any = taken(n->pods[i]);
@@ -801,7 +726,6 @@ void ledger_free(struct ledger *l)
 		while (n->npods > 0)
 			pod_remove(l, n->pods[n->npods - 1]);
 		free(n->pods);
-		forget_base_obj(n);
 		store_node_unref(n->base);
 		free(n->name);
 		free(n);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The simulator keeps each node as a decoded NRT object, subtracts a placed
- * pod's predicted usage from the zones' available amounts, and rebuilds that
- * node's snapshot: the same judge and score as serve, on the state the
+/* The simulator keeps each node's snapshot and replaces it, after each
+ * placement, by the snapshot minus the pod's predicted usage
+ * (inventory_node_take): the same judge and score as serve, on the state the
  * placements leave behind. */
 #include "extender/simulate.h"
 
@@ -23,7 +23,6 @@
 #include "topology/score.h"
 
 struct sim_node {
-	struct nrt_object obj;
 	struct inventory_node *inv;
 };
 
@@ -83,34 +82,32 @@ static enum err load_pods(const char *path, struct pod_spec **out, size_t *n, st
 	return rc;
 }
 
-/* Takes the pod's predicted usage off the node's zones. */
+/* Takes the pod's predicted usage off the node (nothing here can fail: msg
+ * is kept for the caller's error path). */
 static enum err take(struct sim_node *sn, const struct verdict *v, struct errmsg *msg)
 {
 	const struct inventory_node *inv = sn->inv;
-	struct inventory_node *fresh = NULL;
+	struct inventory_usage *usage;
+	struct inventory_node *fresh;
+	size_t m = 0;
 	int r, d;
-	size_t z, k;
 
+	(void)msg;
+	usage = xcalloc((size_t)inv->nresources * (size_t)inv->numa_count + 1, sizeof *usage);
 	for (r = 0; r < inv->nresources; r++) {
 		for (d = 0; d < inv->numa_count; d++) {
 			int64_t used = verdict_usage(v, r, d);
-			char zone[32];
 
 			if (used == 0)
 				continue;
-			snprintf(zone, sizeof zone, "node-%d", inv->numa_ids[d]);
-			for (z = 0; z < sn->obj.nzones; z++) {
-				if (strcmp(sn->obj.zones[z].name, zone) != 0)
-					continue;
-				for (k = 0; k < sn->obj.zones[z].nresources; k++)
-					if (strcmp(sn->obj.zones[z].resources[k].name,
-						   inv->resources[r].name) == 0)
-						sn->obj.zones[z].resources[k].available -= used;
-			}
+			usage[m].resource = inv->resources[r].name;
+			usage[m].numa_id = inv->numa_ids[d];
+			usage[m].amount = used;
+			m++;
 		}
 	}
-	if (inventory_node_new(&sn->obj, &fresh, msg) != ERR_OK)
-		return ERR_INVALID;
+	fresh = inventory_node_take(inv, usage, m);
+	free(usage);
 	inventory_node_free(sn->inv);
 	sn->inv = fresh;
 	return ERR_OK;
@@ -249,10 +246,8 @@ static void run_free(struct run *run, size_t npods)
 {
 	size_t i;
 
-	for (i = 0; i < run->nnodes; i++) {
+	for (i = 0; i < run->nnodes; i++)
 		inventory_node_free(run->nodes[i].inv);
-		nrt_object_cleanup(&run->nodes[i].obj);
-	}
 	free(run->nodes);
 	for (i = 0; i < npods && run->placed; i++)
 		free(run->placed[i].node);
@@ -313,16 +308,15 @@ int simulate_main(int argc, char **argv)
 				runs[c].nodes = xreallocarray(runs[c].nodes, runs[c].nnodes + 1,
 							      sizeof *runs[c].nodes);
 				sn = &runs[c].nodes[runs[c].nnodes];
-				sn->obj = objs[k];
-				if (inventory_node_new(&sn->obj, &sn->inv, &msg) != ERR_OK) {
+				if (inventory_node_new(&objs[k], &sn->inv, &msg) != ERR_OK) {
 					fprintf(stderr, "numa-extender simulate: node %s: %s\n", objs[k].name,
 						msg.text);
-					nrt_object_cleanup(&sn->obj);
-					for (k++; k < n; k++)
+					for (; k < n; k++)
 						nrt_object_cleanup(&objs[k]);
 					free(objs);
 					goto out;
 				}
+				nrt_object_cleanup(&objs[k]);
 				runs[c].nnodes++;
 			}
 			free(objs);

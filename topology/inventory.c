@@ -367,6 +367,29 @@ static void configure(struct inventory_node *node, const struct nrt_object *obj,
 			 node->max_allowable, node->numa_count);
 }
 
+/* The configuration as published: named attributes and topologyPolicies[],
+ * verbatim and in order. */
+static void config_copy(struct inventory_node *node, const struct nrt_object *obj)
+{
+	size_t i;
+
+	node->attributes = xcalloc(obj->nattributes + 1, sizeof *node->attributes);
+	for (i = 0; i < obj->nattributes; i++) {
+		const struct nrt_attribute *a = &obj->attributes[i];
+
+		/* attribute_get never matches a nameless attribute. */
+		if (a->name == NULL)
+			continue;
+		node->attributes[node->nattributes].name = xstrdup(a->name);
+		node->attributes[node->nattributes].value = xstrdup(a->value ? a->value : "");
+		node->nattributes++;
+	}
+	node->policies = xcalloc(obj->npolicies + 1, sizeof *node->policies);
+	for (i = 0; i < obj->npolicies; i++)
+		node->policies[i] = xstrdup(obj->policies[i] ? obj->policies[i] : "");
+	node->npolicies = obj->npolicies;
+}
+
 int inventory_find(const struct inventory_node *node, const char *name)
 {
 	int i;
@@ -447,6 +470,7 @@ enum err inventory_node_new(const struct nrt_object *obj, struct inventory_node 
 	node->name = xstrdup(obj->name ? obj->name : "");
 	node->version = obj->resource_version ? xstrdup(obj->resource_version) : NULL;
 	node->cpu = -1;
+	config_copy(node, obj);
 
 	/* NUMA zones, in id order. */
 	for (zi = 0; zi < obj->nzones; zi++) {
@@ -480,6 +504,9 @@ enum err inventory_node_new(const struct nrt_object *obj, struct inventory_node 
 		dense_of_id[id] = i;
 		i++;
 	}
+	node->zone_names = xcalloc((size_t)n + 1, sizeof *node->zone_names);
+	for (i = 0; i < n; i++)
+		node->zone_names[i] = xstrdup(obj->zones[zone_of_dense[i]].name);
 
 	node->distance = xcalloc((size_t)n * (size_t)n, sizeof(int64_t));
 	for (i = 0; i < n; i++) {
@@ -540,6 +567,7 @@ enum err inventory_node_new(const struct nrt_object *obj, struct inventory_node 
 								 ? res->allocatable : res->capacity;
 			node->resources[r].available[i] = res->available > res->allocatable
 								  ? res->allocatable : res->available;
+			node->resources[r].listed |= (bitmask_t)1 << i;
 		}
 	}
 
@@ -547,15 +575,8 @@ enum err inventory_node_new(const struct nrt_object *obj, struct inventory_node 
 		struct inventory_resource *r = &node->resources[i];
 		int d;
 
+		r->listed_everywhere = r->listed == bitmask_full(n);
 		for (d = 0; d < n; d++) {
-			const struct nrt_zone *z = &obj->zones[zone_of_dense[d]];
-			bool listed = false;
-
-			for (k = 0; k < z->nresources; k++)
-				if (strcmp(z->resources[k].name, r->name) == 0)
-					listed = true;
-			if (!listed)
-				r->listed_everywhere = false;
 			r->total_capacity = i64_add_sat(r->total_capacity, r->capacity[d]);
 			r->total_allocatable = i64_add_sat(r->total_allocatable, r->allocatable[d]);
 			r->total_available = i64_add_sat(r->total_available, r->available[d]);
@@ -591,40 +612,183 @@ out:
 	return ERR_OK;
 }
 
-struct inventory_node *inventory_node_emptied(const struct inventory_node *node)
+/* A deep copy of node without its emptied copy. */
+static struct inventory_node *node_copy(const struct inventory_node *node)
 {
 	struct inventory_node *copy = xcalloc(1, sizeof *copy);
-	size_t n = (size_t)node->numa_count;
-	int i;
+	size_t n = (size_t)node->numa_count, i;
+	int r;
 
 	*copy = *node;
 	copy->emptied = NULL;
 	copy->name = xstrdup(node->name);
 	copy->version = node->version ? xstrdup(node->version) : NULL;
-	copy->distance = xcalloc(n * n, sizeof(int64_t));
+	copy->zone_names = xcalloc(n + 1, sizeof *copy->zone_names);
+	for (i = 0; i < n; i++)
+		copy->zone_names[i] = xstrdup(node->zone_names[i]);
+	copy->attributes = xcalloc(node->nattributes + 1, sizeof *copy->attributes);
+	for (i = 0; i < node->nattributes; i++) {
+		copy->attributes[i].name = xstrdup(node->attributes[i].name);
+		copy->attributes[i].value = xstrdup(node->attributes[i].value);
+	}
+	copy->policies = xcalloc(node->npolicies + 1, sizeof *copy->policies);
+	for (i = 0; i < node->npolicies; i++)
+		copy->policies[i] = xstrdup(node->policies[i]);
+	copy->distance = xcalloc(n * n + 1, sizeof(int64_t));
 	memcpy(copy->distance, node->distance, n * n * sizeof(int64_t));
-	copy->resources = xcalloc((size_t)node->nresources, sizeof *copy->resources);
-	for (i = 0; i < node->nresources; i++) {
-		const struct inventory_resource *src = &node->resources[i];
-		struct inventory_resource *dst = &copy->resources[i];
+	copy->resources = xcalloc((size_t)node->nresources + 1, sizeof *copy->resources);
+	for (r = 0; r < node->nresources; r++) {
+		const struct inventory_resource *src = &node->resources[r];
+		struct inventory_resource *dst = &copy->resources[r];
 
 		*dst = *src;
 		dst->name = xstrdup(src->name);
-		dst->capacity = xcalloc(n, sizeof(int64_t));
-		dst->allocatable = xcalloc(n, sizeof(int64_t));
-		dst->available = xcalloc(n, sizeof(int64_t));
+		dst->capacity = xcalloc(n + 1, sizeof(int64_t));
+		dst->allocatable = xcalloc(n + 1, sizeof(int64_t));
+		dst->available = xcalloc(n + 1, sizeof(int64_t));
 		memcpy(dst->capacity, src->capacity, n * sizeof(int64_t));
 		memcpy(dst->allocatable, src->allocatable, n * sizeof(int64_t));
-		memcpy(dst->available, src->allocatable, n * sizeof(int64_t));
+		memcpy(dst->available, src->available, n * sizeof(int64_t));
 		dst->top_capacity = xcalloc(n + 1, sizeof(int64_t));
 		memcpy(dst->top_capacity, src->top_capacity, (n + 1) * sizeof(int64_t));
-		dst->total_available = src->total_allocatable;
 	}
 	return copy;
 }
 
+struct inventory_node *inventory_node_emptied(const struct inventory_node *node)
+{
+	struct inventory_node *copy = node_copy(node);
+	size_t n = (size_t)node->numa_count;
+	int r;
+
+	for (r = 0; r < copy->nresources; r++) {
+		struct inventory_resource *res = &copy->resources[r];
+
+		memcpy(res->available, res->allocatable, n * sizeof(int64_t));
+		res->total_available = res->total_allocatable;
+	}
+	return copy;
+}
+
+/* Where usage u takes from: the dense index of its NUMA id, every index
+ * listing the resource for -1, nothing for an id the node does not have. */
+static bitmask_t usage_mask(const struct inventory_node *node, const struct inventory_resource *r,
+			    int numa_id)
+{
+	int d;
+
+	if (numa_id < 0)
+		return r->listed;
+	for (d = 0; d < node->numa_count; d++)
+		if (node->numa_ids[d] == numa_id)
+			return (bitmask_t)1 << d;
+	return 0;
+}
+
+struct inventory_node *inventory_node_take(const struct inventory_node *node,
+					   const struct inventory_usage *usage, size_t n)
+{
+	struct inventory_node *out = node_copy(node);
+	size_t u;
+	int r, d;
+
+	for (u = 0; u < n; u++) {
+		const struct inventory_usage *x = &usage[u];
+		struct inventory_resource *res;
+		bitmask_t where;
+
+		r = x->resource ? inventory_find(out, x->resource) : -1;
+		if (r < 0 || x->amount <= 0)
+			continue;
+		res = &out->resources[r];
+		where = usage_mask(out, res, x->numa_id);
+		for (d = 0; d < out->numa_count; d++)
+			if (bitmask_is_set(where, d))
+				/* available >= 0 and amount > 0: no overflow. */
+				res->available[d] = res->available[d] > x->amount
+							    ? res->available[d] - x->amount : 0;
+	}
+	for (r = 0; r < out->nresources; r++) {
+		struct inventory_resource *res = &out->resources[r];
+
+		res->total_available = 0;
+		for (d = 0; d < out->numa_count; d++)
+			res->total_available = i64_add_sat(res->total_available, res->available[d]);
+	}
+	if (node->emptied)
+		out->emptied = inventory_node_emptied(out);
+	return out;
+}
+
+void inventory_node_to_nrt(const struct inventory_node *node, struct nrt_object *out)
+{
+	size_t n = (size_t)node->numa_count, i, j;
+	int r;
+
+	memset(out, 0, sizeof *out);
+	out->name = xstrdup(node->name);
+	out->api_version = xstrdup("topology.node.k8s.io/v1alpha2");
+	out->resource_version = node->version ? xstrdup(node->version) : NULL;
+	out->npolicies = node->npolicies;
+	out->policies = xcalloc(node->npolicies + 1, sizeof *out->policies);
+	for (i = 0; i < node->npolicies; i++)
+		out->policies[i] = xstrdup(node->policies[i]);
+	out->nattributes = node->nattributes;
+	out->attributes = xcalloc(node->nattributes + 1, sizeof *out->attributes);
+	for (i = 0; i < node->nattributes; i++) {
+		out->attributes[i].name = xstrdup(node->attributes[i].name);
+		out->attributes[i].value = xstrdup(node->attributes[i].value);
+	}
+	out->nzones = n;
+	out->zones = xcalloc(n + 1, sizeof *out->zones);
+	for (i = 0; i < n; i++) {
+		struct nrt_zone *z = &out->zones[i];
+		int d = (int)i;
+
+		z->name = xstrdup(node->zone_names[i]);
+		z->type = xstrdup("Node");
+		z->costs = xcalloc(n + 1, sizeof *z->costs);
+		for (j = 0; j < n; j++) {
+			int64_t v = node->distance[i * n + j];
+
+			/* A missing cost reads as 0: only the others are written. */
+			if (v == 0)
+				continue;
+			z->costs[z->ncosts].name = xstrdup(node->zone_names[j]);
+			z->costs[z->ncosts].value = v;
+			z->ncosts++;
+		}
+		z->resources = xcalloc((size_t)node->nresources + 1, sizeof *z->resources);
+		/* In the snapshot's order: building again finds the resources
+		 * in the same order (each first listed by the same zone). */
+		for (r = 0; r < node->nresources; r++) {
+			const struct inventory_resource *res = &node->resources[r];
+			struct nrt_resource *o;
+
+			if (!bitmask_is_set(res->listed, d))
+				continue;
+			o = &z->resources[z->nresources++];
+			o->name = xstrdup(res->name);
+			o->capacity = res->capacity[i];
+			o->allocatable = res->allocatable[i];
+			o->available = res->available[i];
+		}
+	}
+}
+
+const char *inventory_attribute(const struct inventory_node *node, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < node->nattributes; i++)
+		if (strcmp(node->attributes[i].name, name) == 0)
+			return node->attributes[i].value;
+	return NULL;
+}
+
 void inventory_node_free(struct inventory_node *node)
 {
+	size_t j;
 	int i;
 
 	if (node == NULL)
@@ -638,6 +802,17 @@ void inventory_node_free(struct inventory_node *node)
 		free(node->resources[i].top_capacity);
 	}
 	free(node->resources);
+	for (i = 0; i < node->numa_count && node->zone_names; i++)
+		free(node->zone_names[i]);
+	free(node->zone_names);
+	for (j = 0; j < node->nattributes; j++) {
+		free(node->attributes[j].name);
+		free(node->attributes[j].value);
+	}
+	free(node->attributes);
+	for (j = 0; j < node->npolicies; j++)
+		free(node->policies[j]);
+	free(node->policies);
 	free(node->distance);
 	free(node->name);
 	free(node->version);

@@ -60,6 +60,8 @@ struct inventory_resource {
 	 * NUMA nodes with any capacity. */
 	int64_t *top_capacity;
 	int nonzero_numa;
+	/* The dense NUMA indices whose zone lists the resource. */
+	bitmask_t listed;
 };
 
 /* The kubelet's minAffinitySize from capacity: the fewest NUMA nodes whose
@@ -84,12 +86,24 @@ struct inventory_node {
 
 	int numa_count;              /* n */
 	int numa_ids[INVENTORY_MAX_NUMA]; /* dense index -> NUMA id, ascending */
+	/* dense index -> the zone's name as published ("node-1", or "node-01":
+	 * never rebuilt from the id), n entries. */
+	char **zone_names;
 	int64_t *distance;           /* n*n, distance[i*n+j]; missing costs are 0 */
 
 	struct inventory_resource *resources;
 	int nresources;
 	int cpu;                     /* index of "cpu" or -1 */
 	bool memory_listed;          /* some zone lists "memory" */
+	/* The configuration as published, verbatim: attributes (those with a
+	 * name, in order) and the deprecated topologyPolicies[]. The fields
+	 * above are read from them; inventory_node_to_nrt writes them back,
+	 * and inventory_attribute answers for the others (the pods
+	 * fingerprint). */
+	struct nrt_attribute *attributes;
+	size_t nattributes;
+	char **policies;
+	size_t npolicies;
 	/* The same node with every pod gone (available := allocatable), built
 	 * with the snapshot; NULL on the emptied copy itself. */
 	struct inventory_node *emptied;
@@ -113,6 +127,34 @@ enum err inventory_node_new(const struct nrt_object *obj,
 struct inventory_node *inventory_node_emptied(const struct inventory_node *node);
 
 void inventory_node_free(struct inventory_node *node);
+
+/* An amount a pod takes from one NUMA node (numa_id), or from every NUMA node
+ * whose zone lists the resource (numa_id -1). */
+struct inventory_usage {
+	const char *resource;
+	int numa_id;
+	int64_t amount;
+};
+
+/* A new snapshot: node with every usage taken off its available amounts,
+ * each clamped at 0 (an NRT that already counts the pod must not go
+ * negative). Usages of resources or NUMA ids the node does not have, and
+ * amounts <= 0, take nothing. Every summary is what inventory_node_new would
+ * compute for the NRT of inventory_node_to_nrt(node) with those available
+ * amounts lowered the same way (emptied included). */
+struct inventory_node *inventory_node_take(const struct inventory_node *node,
+					   const struct inventory_usage *usage, size_t n);
+
+/* The inverse of inventory_node_new: an NRT object (v1alpha2) that builds an
+ * equal snapshot: the published configuration, the NUMA zones under their
+ * names with their nonzero distances, and each zone's listed resources with
+ * the amounts as read (capacity at least allocatable, available at most
+ * allocatable). Zones of other types are not kept. Free with
+ * nrt_object_cleanup. */
+void inventory_node_to_nrt(const struct inventory_node *node, struct nrt_object *out);
+
+/* The value of the first attribute so named, or NULL. */
+const char *inventory_attribute(const struct inventory_node *node, const char *name);
 
 /* Index of the named resource, or -1. */
 int inventory_find(const struct inventory_node *node, const char *name);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Node snapshots: NUMA zones, distances, resource kinds, and the kubelet
- * configuration in attributes with the kubelet's start-up validation. */
+ * configuration in attributes with the kubelet's start-up validation; taking
+ * pods' usage off a snapshot, and writing a snapshot back as an NRT. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "extender/encode.h"
 #include "extender/nrt_decode.h"
+#include "tests/support/inventory_equal.h"
 #include "topology/inventory.h"
 
 /* Builds a snapshot from YAML: a header with the given attribute lines, then
@@ -268,6 +271,341 @@ static void inventory_numa_limits(void **state)
 	inventory_node_free(n);
 }
 
+/* --- take and the NRT of a snapshot --- */
+
+static void assert_equal_nodes(const struct inventory_node *a, const struct inventory_node *b,
+			       const char *what)
+{
+	char why[512];
+
+	if (!inventory_equal(a, b, why, sizeof why))
+		fail_msg("%s: %s", what, why);
+}
+
+static void inventory_take_lowers_named_zones_and_clamps(void **state)
+{
+	/* A zone named with a leading zero: the id is 1, the name stays. */
+	struct inventory_node *n = ok(SNN,
+		"- name: node-0\n  type: Node\n  resources:\n"
+		"  - {name: cpu, capacity: 16, allocatable: 16, available: 10}\n"
+		"  - {name: nvidia.com/gpu, capacity: 2, allocatable: 2, available: 2}\n"
+		"- name: node-01\n  type: Node\n  resources:\n"
+		"  - {name: cpu, capacity: 16, allocatable: 16, available: 16}\n");
+	const struct inventory_usage usage[] = {
+		{ "cpu", 1, 4 },               /* zone "node-01" */
+		{ "cpu", 0, 12 },              /* more than is free: 0, not -2 */
+		{ "nvidia.com/gpu", -1, 1 },   /* every zone listing it: node-0 only */
+		{ "example.com/nic", 0, 1 },   /* not on this node: nothing */
+		{ "cpu", 7, 1 },               /* no NUMA 7: nothing */
+		{ "cpu", 1, -3 },              /* never gives back */
+	};
+	struct inventory_node *t;
+	int gpu;
+
+	(void)state;
+	assert_string_equal(n->zone_names[1], "node-01");
+	t = inventory_node_take(n, usage, sizeof usage / sizeof usage[0]);
+	gpu = inventory_find(t, "nvidia.com/gpu");
+	assert_int_equal(t->resources[t->cpu].available[0], 0);
+	assert_int_equal(t->resources[t->cpu].available[1], 12);
+	assert_int_equal(t->resources[t->cpu].total_available, 12);
+	assert_int_equal(t->resources[gpu].available[0], 1);
+	assert_int_equal(t->resources[gpu].available[1], 0);
+	assert_int_equal(t->resources[gpu].total_available, 1);
+	/* The base is untouched; the emptied twin is the base's. */
+	assert_int_equal(n->resources[n->cpu].available[0], 10);
+	assert_int_equal(n->resources[n->cpu].total_available, 26);
+	assert_equal_nodes(t->emptied, n->emptied, "emptied");
+	assert_string_equal(t->zone_names[1], "node-01");
+	inventory_node_free(t);
+	inventory_node_free(n);
+}
+
+static void inventory_to_nrt_writes_names_and_configuration(void **state)
+{
+	struct inventory_node *n = ok(
+		"topologyPolicies: [SingleNUMANodePodLevel]\n"
+		"attributes:\n"
+		"- {name: topologyManagerPolicyOptions, value: prefer-closest-numa-nodes=true}\n"
+		"- {name: nodeTopologyPodsFingerprint, value: pfp0v001abc}\n",
+		"- name: node-01\n  type: Node\n  costs: [{name: node-01, value: 10}, {name: node-3, value: 21}]\n"
+		"  resources: [{name: cpu, capacity: 0, allocatable: 8, available: 9}]\n"
+		"- {name: socket-0, type: Socket}\n"
+		"- name: node-3\n  type: Node\n"
+		"  resources: [{name: memory, capacity: 1Gi, allocatable: 1Gi, available: 0}]\n");
+	struct inventory_node *back = NULL;
+	struct nrt_object obj;
+	struct errmsg msg;
+
+	(void)state;
+	assert_int_equal(n->policy, TM_POLICY_SINGLE_NUMA_NODE);
+	assert_int_equal(n->scope, TM_SCOPE_POD);
+	assert_true(n->prefer_closest);
+	assert_string_equal(inventory_attribute(n, "nodeTopologyPodsFingerprint"), "pfp0v001abc");
+	assert_null(inventory_attribute(n, "topologyManagerScope"));
+	inventory_node_to_nrt(n, &obj);
+	assert_int_equal(obj.nzones, 2);
+	assert_string_equal(obj.zones[0].name, "node-01");
+	assert_string_equal(obj.zones[0].costs[1].name, "node-3");
+	assert_int_equal(obj.zones[0].costs[1].value, 21);
+	assert_int_equal(obj.zones[1].ncosts, 0);
+	/* Amounts as read: capacity at least allocatable, available at most. */
+	assert_int_equal(obj.zones[0].nresources, 1);
+	assert_int_equal(obj.zones[0].resources[0].capacity, 8);
+	assert_int_equal(obj.zones[0].resources[0].available, 8);
+	assert_string_equal(obj.zones[1].resources[0].name, "memory");
+	assert_int_equal(obj.npolicies, 1);
+	assert_string_equal(obj.policies[0], "SingleNUMANodePodLevel");
+	assert_int_equal(inventory_node_new(&obj, &back, &msg), ERR_OK);
+	assert_equal_nodes(back, n, "built again");
+	inventory_node_free(back);
+	nrt_object_cleanup(&obj);
+	inventory_node_free(n);
+}
+
+/* A reproducible xorshift stream for the property tests. */
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static int below(uint64_t *s, int n)
+{
+	return (int)(rnd(s) % (uint64_t)n);
+}
+
+static const char *const pool[] = { "cpu", "memory", "hugepages-1Gi", "nvidia.com/gpu",
+				     "example.com/nic", "ephemeral-storage" };
+#define NPOOL (sizeof pool / sizeof pool[0])
+
+static int64_t unit_of(const char *resource)
+{
+	return resource_kind_of(resource) == RESOURCE_MEMORY ? (int64_t)1 << 30 : 1;
+}
+
+static void attr_add(struct nrt_object *o, const char *name, const char *value)
+{
+	o->attributes = realloc(o->attributes, (o->nattributes + 1) * sizeof *o->attributes);
+	assert_non_null(o->attributes);
+	o->attributes[o->nattributes].name = strdup(name);
+	o->attributes[o->nattributes].value = strdup(value);
+	o->nattributes++;
+}
+
+/* A random object: up to 6 NUMA zones with random ids (some names with a
+ * leading zero) in random order, a zone of another type, random resource
+ * lists, amounts (inconsistent ones too: capacity below allocatable,
+ * available above it), costs and kubelet configuration. zone_id[z] is the
+ * NUMA id of zones[z], -1 for the other zone. */
+static void random_nrt(uint64_t *s, int case_no, struct nrt_object *o, int *zone_id)
+{
+	static const char *const policies[] = { "none", "best-effort", "restricted",
+						"single-numa-node", "bogus" };
+	static const char *const legacy[] = { "SingleNUMANodePodLevel", "RestrictedContainerLevel",
+					      "BestEffort", "None" };
+	bool used[64] = { false };
+	int nz = below(s, 7), z, k;
+	char text[64];
+
+	memset(o, 0, sizeof *o);
+	snprintf(text, sizeof text, "w%d", case_no);
+	o->name = strdup(text);
+	o->api_version = strdup("topology.node.k8s.io/v1alpha2");
+	if (below(s, 2))
+		o->resource_version = strdup("42");
+	if (below(s, 4) == 0) {
+		o->npolicies = 1;
+		o->policies = calloc(1, sizeof *o->policies);
+		assert_non_null(o->policies);
+		o->policies[0] = strdup(legacy[below(s, 4)]);
+	}
+	if (below(s, 4))
+		attr_add(o, "topologyManagerPolicy", policies[below(s, 5) < 4 ? below(s, 4) : 4]);
+	if (below(s, 2))
+		attr_add(o, "topologyManagerScope", below(s, 2) ? "pod" : "container");
+	if (below(s, 3) == 0)
+		attr_add(o, "cpuManagerPolicy", below(s, 2) ? "static" : "none");
+	if (below(s, 3) == 0)
+		attr_add(o, "memoryManagerPolicy", below(s, 2) ? "Static" : "None");
+	if (below(s, 3) == 0)
+		attr_add(o, "topologyManagerPolicyOptions", "prefer-closest-numa-nodes=true");
+	if (below(s, 4) == 0)
+		attr_add(o, "topologyManagerOptionMaxAllowableNUMANodes", below(s, 2) ? "12" : "4");
+	if (below(s, 2))
+		attr_add(o, "nodeTopologyPodsFingerprint", "pfp0v0011234567890abcdef");
+
+	o->nzones = (size_t)nz + 1;
+	o->zones = calloc(o->nzones, sizeof *o->zones);
+	assert_non_null(o->zones);
+	for (z = 0; z < nz; z++) {
+		int id;
+
+		do
+			id = below(s, 64);
+		while (used[id]);
+		used[id] = true;
+		zone_id[z] = id;
+		snprintf(text, sizeof text, below(s, 5) == 0 ? "node-0%d" : "node-%d", id);
+		o->zones[z].name = strdup(text);
+		o->zones[z].type = strdup("Node");
+	}
+	/* The other zone, somewhere in the list. */
+	k = below(s, nz + 1);
+	for (z = nz; z > k; z--) {
+		o->zones[z] = o->zones[z - 1];
+		zone_id[z] = zone_id[z - 1];
+	}
+	memset(&o->zones[k], 0, sizeof o->zones[k]);
+	o->zones[k].name = strdup("socket-0");
+	o->zones[k].type = strdup("Socket");
+	zone_id[k] = -1;
+
+	for (z = 0; z < (int)o->nzones; z++) {
+		struct nrt_zone *zone = &o->zones[z];
+		size_t order[NPOOL], i;
+
+		for (i = 0; i < NPOOL; i++)
+			order[i] = i;
+		for (i = NPOOL; i > 1; i--) {
+			size_t j = (size_t)below(s, (int)i), t = order[i - 1];
+
+			order[i - 1] = order[j];
+			order[j] = t;
+		}
+		zone->resources = calloc(NPOOL, sizeof *zone->resources);
+		assert_non_null(zone->resources);
+		for (i = 0; i < NPOOL; i++) {
+			const char *name = pool[order[i]];
+			int64_t u = unit_of(name);
+			struct nrt_resource *r;
+
+			if (below(s, 3) == 0)
+				continue;
+			r = &zone->resources[zone->nresources++];
+			r->name = strdup(name);
+			r->allocatable = below(s, 33) * u;
+			r->capacity = below(s, 5) == 0 ? below(s, 8) * u : r->allocatable + below(s, 3) * u;
+			r->available = below(s, 5) == 0 ? r->allocatable + below(s, 4) * u
+							 : (r->allocatable ? below(s, (int)(r->allocatable / u) + 1) * u : 0);
+		}
+		zone->costs = calloc(o->nzones, sizeof *zone->costs);
+		assert_non_null(zone->costs);
+		for (k = 0; k < (int)o->nzones; k++) {
+			if (below(s, 5) == 0)
+				continue;
+			zone->costs[zone->ncosts].name = strdup(o->zones[k].name);
+			zone->costs[zone->ncosts].value = k == z ? 10 : 11 + below(s, 30);
+			zone->ncosts++;
+		}
+	}
+}
+
+/* The reference: the object edited as the ledger once edited it, zone by
+ * zone and resource by resource, on the amounts as the snapshot reads them
+ * (available at most allocatable). */
+static void edit_nrt(struct nrt_object *o, const int *zone_id, const struct inventory_usage *u,
+		     size_t nu)
+{
+	size_t z, k, i;
+
+	for (z = 0; z < o->nzones; z++) {
+		if (zone_id[z] < 0)
+			continue;
+		for (k = 0; k < o->zones[z].nresources; k++) {
+			struct nrt_resource *r = &o->zones[z].resources[k];
+			int64_t a = r->available < r->allocatable ? r->available : r->allocatable;
+
+			for (i = 0; i < nu; i++) {
+				if (strcmp(u[i].resource, r->name) != 0 || u[i].amount <= 0 ||
+				    (u[i].numa_id >= 0 && u[i].numa_id != zone_id[z]))
+					continue;
+				a = a > u[i].amount ? a - u[i].amount : 0;
+			}
+			r->available = a;
+		}
+	}
+}
+
+/* node -> NRT -> JSON -> decoded -> snapshot: equal to node. */
+static void assert_json_round_trip(const struct inventory_node *node)
+{
+	struct inventory_node *back = NULL;
+	struct nrt_object obj, *objs = NULL;
+	struct errmsg msg;
+	size_t n = 0;
+	char *json;
+
+	inventory_node_to_nrt(node, &obj);
+	json = nrt_object_to_json(&obj);
+	nrt_object_cleanup(&obj);
+	if (nrt_decode_buffer(json, strlen(json), "round-trip", &objs, &n, &msg) != ERR_OK)
+		fail_msg("decode: %s\n%s", msg.text, json);
+	assert_int_equal(n, 1);
+	if (inventory_node_new(&objs[0], &back, &msg) != ERR_OK)
+		fail_msg("build: %s\n%s", msg.text, json);
+	assert_equal_nodes(back, node, "JSON round trip");
+	inventory_node_free(back);
+	nrt_objects_free(objs, n);
+	free(json);
+}
+
+static void inventory_take_equals_building_the_edited_nrt(void **state)
+{
+	uint64_t seed = 0x9e3779b97f4a7c15u;
+	int c, built = 0, taken_somewhere = 0;
+
+	(void)state;
+	for (c = 0; c < 3000; c++) {
+		struct inventory_node *node = NULL, *taken = NULL, *expect = NULL;
+		struct inventory_usage usage[8];
+		struct nrt_object obj;
+		struct errmsg msg;
+		int zone_id[8], nu = below(&seed, 9), i;
+
+		random_nrt(&seed, c, &obj, zone_id);
+		if (inventory_node_new(&obj, &node, &msg) != ERR_OK) {
+			/* No NUMA zone under a policy other than none. */
+			assert_int_equal(node == NULL, true);
+			nrt_object_cleanup(&obj);
+			continue;
+		}
+		built++;
+		for (i = 0; i < nu; i++) {
+			int pick = below(&seed, (int)NPOOL + 1);
+
+			usage[i].resource = pick < (int)NPOOL ? pool[pick] : "unknown.io/thing";
+			switch (below(&seed, 4)) {
+			case 0: usage[i].numa_id = -1; break;
+			case 1: usage[i].numa_id = below(&seed, 64); break;
+			default:
+				usage[i].numa_id = node->numa_count
+							   ? node->numa_ids[below(&seed, node->numa_count)] : -1;
+			}
+			usage[i].amount = (below(&seed, 20) - 2) * unit_of(usage[i].resource);
+		}
+		taken = inventory_node_take(node, usage, (size_t)nu);
+		edit_nrt(&obj, zone_id, usage, (size_t)nu);
+		if (inventory_node_new(&obj, &expect, &msg) != ERR_OK)
+			fail_msg("case %d: the edited object does not build: %s", c, msg.text);
+		assert_equal_nodes(taken, expect, "take vs edited NRT");
+		for (i = 0; i < taken->nresources; i++)
+			if (taken->resources[i].total_available != node->resources[i].total_available)
+				taken_somewhere++;
+		assert_json_round_trip(node);
+		assert_json_round_trip(taken);
+		inventory_node_free(expect);
+		inventory_node_free(taken);
+		inventory_node_free(node);
+		nrt_object_cleanup(&obj);
+	}
+	/* The generator exercises what it should. */
+	assert_true(built > 2000);
+	assert_true(taken_somewhere > 1000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -280,6 +618,9 @@ int main(void)
 		cmocka_unit_test(inventory_options_in_both_spellings),
 		cmocka_unit_test(inventory_legacy_topology_policies),
 		cmocka_unit_test(inventory_numa_limits),
+		cmocka_unit_test(inventory_take_lowers_named_zones_and_clamps),
+		cmocka_unit_test(inventory_to_nrt_writes_names_and_configuration),
+		cmocka_unit_test(inventory_take_equals_building_the_edited_nrt),
 	};
 
 	return cmocka_run_group_tests_name("inventory", tests, NULL, NULL);

@@ -22,6 +22,7 @@
 #include "extender/source_pods.h"
 #include "extender/store.h"
 #include "extender/xalloc.h"
+#include "tests/support/inventory_equal.h"
 #include "topology/demand.h"
 #include "topology/exclusive.h"
 #include "topology/inventory.h"
@@ -571,6 +572,99 @@ static void pod_info_reads_the_watch_object(void **state)
 	assert_int_equal(rfc3339_ms("yesterday"), 0);
 }
 
+/* Zones named with leading zeros, costs, legacy policies and options: the
+ * pods land on the named zones (ids are never turned back into names), and
+ * the effective NRT the decision log records builds the very snapshot
+ * requests see. */
+static void ledger_effective_nrt_is_the_effective_snapshot(void **state)
+{
+	static const char text[] =
+		"{\"apiVersion\":\"topology.node.k8s.io/v1alpha2\",\"kind\":\"NodeResourceTopology\","
+		"\"metadata\":{\"name\":\"n2\",\"resourceVersion\":\"7\"},"
+		"\"topologyPolicies\":[\"SingleNUMANodePodLevel\"],"
+		"\"attributes\":[{\"name\":\"topologyManagerPolicyOptions\",\"value\":\"prefer-closest-numa-nodes=true\"},"
+		"{\"name\":\"memoryManagerPolicy\",\"value\":\"Static\"}],"
+		"\"zones\":["
+		"{\"name\":\"node-00\",\"type\":\"Node\",\"costs\":[{\"name\":\"node-00\",\"value\":10},{\"name\":\"node-01\",\"value\":20}],"
+		"\"resources\":["
+		"{\"name\":\"cpu\",\"capacity\":\"16\",\"allocatable\":\"16\",\"available\":\"4\"},"
+		"{\"name\":\"memory\",\"capacity\":\"64Gi\",\"allocatable\":\"64Gi\",\"available\":\"64Gi\"},"
+		"{\"name\":\"nvidia.com/gpu\",\"capacity\":\"4\",\"allocatable\":\"4\",\"available\":\"4\"}]},"
+		"{\"name\":\"socket-0\",\"type\":\"Socket\"},"
+		"{\"name\":\"node-01\",\"type\":\"Node\",\"costs\":[{\"name\":\"node-00\",\"value\":20},{\"name\":\"node-01\",\"value\":10}],"
+		"\"resources\":["
+		"{\"name\":\"cpu\",\"capacity\":\"16\",\"allocatable\":\"16\",\"available\":\"16\"},"
+		"{\"name\":\"memory\",\"capacity\":\"64Gi\",\"allocatable\":\"64Gi\",\"available\":\"64Gi\"}]}]}";
+	struct nrt_object *objs = NULL;
+	struct inventory_node *back = NULL;
+	struct store_set *set;
+	const struct store_node *n;
+	struct errmsg msg;
+	char why[512];
+	size_t count = 0;
+	struct fix f;
+
+	(void)state;
+	fix_start(&f, LEDGER_PREDICTED, 30000, 600000);
+	publish(f.store, xstrdup(text));
+	/* 8 CPUs fit NUMA 1 only (zone "node-01"). */
+	bound(f.ledger, "u0", "p0", "n2", 8, 0, false, 0);
+	assert_int_equal(avail(f.store, "n2", "cpu", 1), 8);
+	assert_int_equal(avail(f.store, "n2", "memory", 1), (int64_t)63 << 30);
+	assert_int_equal(avail(f.store, "n2", "cpu", 0), 4);
+	/* 2 CPUs and a GPU: NUMA 0, the only one with GPUs. */
+	bound(f.ledger, "u1", "p1", "n2", 2, 1, false, 0);
+	assert_int_equal(avail(f.store, "n2", "cpu", 0), 2);
+	assert_int_equal(avail(f.store, "n2", "nvidia.com/gpu", 0), 3);
+	set = store_acquire(f.store);
+	n = store_get(set, "n2");
+	assert_non_null(n->raw);
+	assert_non_null(strstr(n->raw, "\"node-01\""));
+	assert_int_equal(nrt_decode_buffer(n->raw, strlen(n->raw), "log", &objs, &count, &msg), ERR_OK);
+	assert_int_equal(count, 1);
+	assert_int_equal(inventory_node_new(&objs[0], &back, &msg), ERR_OK);
+	if (!inventory_equal(back, n->inventory, why, sizeof why))
+		fail_msg("the logged NRT builds another snapshot: %s\n%s", why, n->raw);
+	assert_int_equal(back->policy, TM_POLICY_SINGLE_NUMA_NODE);
+	assert_int_equal(back->scope, TM_SCOPE_POD);
+	assert_true(back->prefer_closest);
+	assert_int_equal(back->distance[1], 20);
+	inventory_node_free(back);
+	nrt_objects_free(objs, count);
+	store_release(set);
+	fix_stop(&f);
+}
+
+/* A source that keeps no JSON: the ledger still takes the pods off (it
+ * works on the snapshot), and writes the JSON itself when asked. */
+static void ledger_needs_no_source_json(void **state)
+{
+	char *raw = nrt_text("n3", 1, NULL, NULL, 16, 4);
+	struct store_batch *b = store_batch_new();
+	struct nrt_object *objs = NULL;
+	struct inventory_node *inv = NULL;
+	struct store_set *set;
+	struct errmsg msg;
+	size_t count = 0;
+	struct fix f;
+
+	(void)state;
+	fix_start(&f, LEDGER_PREDICTED, 30000, 600000);
+	assert_int_equal(nrt_decode_buffer(raw, strlen(raw), "t", &objs, &count, &msg), ERR_OK);
+	assert_int_equal(inventory_node_new(&objs[0], &inv, &msg), ERR_OK);
+	store_batch_put(b, inv, "files", "1");
+	store_publish(f.store, b);
+	bound(f.ledger, "u0", "p0", "n3", 4, 1, false, 0);
+	assert_int_equal(avail(f.store, "n3", "cpu", 0), 12);
+	set = store_acquire(f.store);
+	assert_non_null(store_get(set, "n3")->raw);
+	assert_null(store_get(set, "n3")->base->raw);
+	store_release(set);
+	nrt_objects_free(objs, count);
+	free(raw);
+	fix_stop(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -580,6 +674,8 @@ int main(void)
 		cmocka_unit_test(ledger_mismatch_expires_after_max_age),
 		cmocka_unit_test(ledger_deleted_pod_holds_until_flush),
 		cmocka_unit_test(ledger_pessimistic_takes_every_zone),
+		cmocka_unit_test(ledger_effective_nrt_is_the_effective_snapshot),
+		cmocka_unit_test(ledger_needs_no_source_json),
 		cmocka_unit_test(ledger_list_counts_old_pods_as_reflected),
 		cmocka_unit_test(ledger_bind_records_at_once_and_undoes),
 		cmocka_unit_test(ledger_bind_revalidates),
