@@ -1,5 +1,5 @@
 # numa-extender — the only build file.
-# Targets: all (default), test, asan, valgrind, bench, run, fuzz, clean, deps.
+# Targets: all (default), test (test-unit, test-integration), asan, valgrind, bench, run, fuzz, clean, deps.
 # Variables: CC, WERROR=1 (warnings are errors; CI sets it), SAN=address,undefined,
 # BUILD (output folder), O (optimisation level).
 
@@ -36,7 +36,10 @@ TEST_LIBS  = $(shell pkg-config --libs $(TESTPKG) 2>/dev/null)
 
 TOPO_SRC := $(sort $(wildcard topology/*.c))
 EXT_SRC  := $(filter-out extender/main.c,$(sort $(wildcard extender/*.c)))
+# tests/unit: modules called in process; tests/integration: serve and the
+# other commands run as processes, real sockets, the fake API server.
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+INTEG_SRC:= $(sort $(wildcard tests/integration/test_*.c))
 HELP_SRC := $(sort $(wildcard tests/support/*.c))
 BENCH_SRC:= $(sort $(wildcard tests/bench/bench_*.c))
 
@@ -44,6 +47,8 @@ TOPO_OBJ := $(TOPO_SRC:%.c=$(BUILD)/%.o)
 EXT_OBJ  := $(EXT_SRC:%.c=$(BUILD)/%.o)
 HELP_OBJ := $(HELP_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+INTEG_BIN:= $(INTEG_SRC:tests/integration/%.c=$(BUILD)/tests/%)
+TEST_BIN := $(UNIT_BIN) $(INTEG_BIN)
 BENCH_BIN:= $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 
 LIBTOPO := $(BUILD)/libtopology.a
@@ -53,7 +58,7 @@ ifneq ($(BUILD),build)
 BIN     := $(BUILD)/bin/numa-extender
 endif
 
-.PHONY: all test asan valgrind bench run fuzz clean deps check
+.PHONY: all test test-unit test-integration asan valgrind bench run fuzz clean deps check
 all: $(BIN)
 
 deps:
@@ -89,19 +94,30 @@ $(BIN): $(BUILD)/extender/main.o $(LIBEXT) $(LIBTOPO)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(PKG_LIBS) -lpthread -lm
 
-$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(HELP_OBJ) $(LIBEXT) $(LIBTOPO)
+$(UNIT_BIN): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(HELP_OBJ) $(LIBEXT) $(LIBTOPO)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LIBS) $(PKG_LIBS) -lpthread -lm
+
+$(INTEG_BIN): $(BUILD)/tests/%: $(BUILD)/tests/integration/%.o $(HELP_OBJ) $(LIBEXT) $(LIBTOPO)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LIBS) $(PKG_LIBS) -lpthread -lm
 
 $(BUILD)/bench/%: tests/bench/%.c $(HELP_OBJ) $(LIBEXT) $(LIBTOPO) $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -o $@ $< $(HELP_OBJ) $(LIBEXT) $(LIBTOPO) $(PKG_LIBS) -lpthread -lm
 
-# The suite: every unit binary, then the explain command on every shared
-# scenario; one closing line "N passed, N failed".
+# The suite: every unit binary, then every integration binary; one closing
+# line "N passed, N failed". test-unit and test-integration run one half.
 test: deps
 	@# The benchmarks are built too (not run), so that none rots unseen.
-	@$(MAKE) --no-print-directory $(BIN) $(UNIT_BIN) $(BENCH_BIN)
+	@$(MAKE) --no-print-directory $(BIN) $(TEST_BIN) $(BENCH_BIN)
+	@BUILD=$(BUILD) BIN=$(BIN) sh tests/run-tests.sh $(TEST_BIN)
+
+test-unit: deps
+	@$(MAKE) --no-print-directory $(BIN) $(UNIT_BIN)
 	@BUILD=$(BUILD) BIN=$(BIN) sh tests/run-tests.sh $(UNIT_BIN)
+
+test-integration: deps
+	@$(MAKE) --no-print-directory $(BIN) $(INTEG_BIN)
+	@BUILD=$(BUILD) BIN=$(BIN) sh tests/run-tests.sh $(INTEG_BIN)
 
 check: test
 
