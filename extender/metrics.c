@@ -13,6 +13,7 @@
 
 #include "extender/ledger.h"
 #include "extender/store.h"
+#include "extender/verdict_cache.h"
 #include "extender/xalloc.h"
 #include "topology/textbuf.h"
 
@@ -38,12 +39,7 @@ static _Atomic uint64_t inventory_nodes, inventory_generation, inventory_errors,
 static _Atomic uint64_t config_reloads_ok, config_reloads_err;
 static _Atomic uint64_t binds_ok, binds_err;
 static struct ledger *_Atomic metrics_ledger;
-static _Atomic uint64_t score_cache_hits, decision_log_dropped, verdict_cache_hits;
-
-void metrics_verdict_cache_hit(void)
-{
-	atomic_fetch_add(&verdict_cache_hits, 1);
-}
+static _Atomic uint64_t score_cache_hits, decision_log_dropped;
 
 void metrics_decision_log_dropped(void)
 {
@@ -257,10 +253,29 @@ char *metrics_render(size_t *len)
 		"# TYPE numa_extender_score_cache_hits_total counter\n"
 		"numa_extender_score_cache_hits_total %llu\n",
 	    (unsigned long long)atomic_load(&score_cache_hits));
-	put(&b, "# HELP numa_extender_verdict_cache_hits_total Filter nodes answered from remembered verdicts.\n"
-		"# TYPE numa_extender_verdict_cache_hits_total counter\n"
-		"numa_extender_verdict_cache_hits_total %llu\n",
-	    (unsigned long long)atomic_load(&verdict_cache_hits));
+	{
+		struct verdict_cache_stats vc;
+
+		verdict_cache_stats(&vc);
+		put(&b, "# HELP numa_extender_verdict_cache_hits_total Verdict cache lookups answered from a remembered decision (node snapshot, settings, demand).\n"
+			"# TYPE numa_extender_verdict_cache_hits_total counter\n"
+			"numa_extender_verdict_cache_hits_total %llu\n"
+			"# HELP numa_extender_verdict_cache_misses_total Verdict cache lookups that found nothing: the node was judged.\n"
+			"# TYPE numa_extender_verdict_cache_misses_total counter\n"
+			"numa_extender_verdict_cache_misses_total %llu\n"
+			"# HELP numa_extender_verdict_cache_evictions_total Remembered decisions pushed out of their set by newer ones.\n"
+			"# TYPE numa_extender_verdict_cache_evictions_total counter\n"
+			"numa_extender_verdict_cache_evictions_total %llu\n"
+			"# HELP numa_extender_verdict_cache_entries Decisions the verdict cache holds.\n"
+			"# TYPE numa_extender_verdict_cache_entries gauge\n"
+			"numa_extender_verdict_cache_entries %llu\n"
+			"# HELP numa_extender_verdict_cache_demands Distinct pod demands the verdict cache knows.\n"
+			"# TYPE numa_extender_verdict_cache_demands gauge\n"
+			"numa_extender_verdict_cache_demands %llu\n",
+		    (unsigned long long)vc.hits, (unsigned long long)vc.misses,
+		    (unsigned long long)vc.evictions, (unsigned long long)vc.entries,
+		    (unsigned long long)vc.demands);
+	}
 	put(&b, "# HELP numa_extender_decision_log_dropped_total Decision-log records dropped (queue full).\n"
 		"# TYPE numa_extender_decision_log_dropped_total counter\n"
 		"numa_extender_decision_log_dropped_total %llu\n",
@@ -379,7 +394,6 @@ void metrics_reset(void)
 	atomic_store(&binds_ok, 0);
 	atomic_store(&binds_err, 0);
 	atomic_store(&score_cache_hits, 0);
-	atomic_store(&verdict_cache_hits, 0);
 	atomic_store(&kube_restarts, 0);
 	atomic_store(&kube_relists, 0);
 	for (i = 0; i <= NEVENTS; i++)

@@ -27,9 +27,6 @@ void metrics_rejection(const char *reason);
 /* Decision-log records dropped because the queue was full. */
 void metrics_decision_log_dropped(void);
 
-/* Filter nodes answered from the verdict cache. */
-void metrics_verdict_cache_hit(void);
-
 /* Prioritize nodes answered from filter's cached scores. */
 void metrics_score_cache_hits(uint64_t n);
 
