@@ -36,6 +36,13 @@ struct hint_list {
 	 * affinity size (0: none). */
 	int64_t amount;
 	int min_affinity;
+	/* For messages only (CPU and device lists, container scope): the NUMA
+	 * nodes holding reusable init-container units, which every hint must
+	 * contain, when that rule alone removed every hint of the preferred
+	 * size (the amounts would give one); 0 otherwise. pin_singles: the
+	 * single NUMA nodes that would fit without the rule. */
+	bitmask_t pinned;
+	bitmask_t pin_singles;
 };
 
 /* Number of 64-bit words in a maskset bitmap over n NUMA nodes. */

@@ -38,11 +38,11 @@ void verdict_summary(const struct verdict *v, char *buf, size_t size)
 		break;
 	case REASON_TOPOLOGY_AFFINITY:
 		if (v->policy == TM_POLICY_SINGLE_NUMA_NODE)
-			snprintf(buf, size, "NUMA: cannot align %s on one NUMA node (single-numa-node)",
-				 res);
+			snprintf(buf, size, "NUMA: cannot align %s on one NUMA node (single-numa-node)%s%s",
+				 res, v->pinned[0] ? ": " : "", v->pinned);
 		else
-			snprintf(buf, size, "NUMA: cannot align %s on a preferred NUMA set (%s)", res,
-				 tm_policy_name(v->policy));
+			snprintf(buf, size, "NUMA: cannot align %s on a preferred NUMA set (%s)%s%s", res,
+				 tm_policy_name(v->policy), v->pinned[0] ? ": " : "", v->pinned);
 		break;
 	case REASON_UNEXPECTED_ADMISSION:
 		snprintf(buf, size, "NUMA: the kubelet would fail to allocate %s (UnexpectedAdmissionError)",
@@ -84,6 +84,13 @@ static void ids_format(const struct sim *s, bitmask_t dense, char *buf, size_t s
 	bitmask_format(bitmask_to_ids(dense, s->node->numa_ids), buf, size);
 }
 
+/* What reusable init-container units of l's resource are called. */
+static const char *reused_units(const struct sim *s, const struct hint_list *l)
+{
+	return s->node->cpu >= 0 && strcmp(l->resource, s->node->resources[s->node->cpu].name) == 0
+		       ? "CPUs" : "devices";
+}
+
 static bool list_unsatisfiable(const struct hint_list *l, int n)
 {
 	return hint_list_is_empty(l, n) || (l->nil_nonpref && !l->nil_pref &&
@@ -122,6 +129,15 @@ static void explain_rejection(const struct sim *s, const char *who,
 			blamed[nblamed++] = &lists[i];
 	qsort(blamed, nblamed, sizeof blamed[0], by_resource);
 	v->resources[0] = '\0';
+	v->pinned[0] = '\0';
+	/* Reuse, not the amounts, decided: the reason says so (§5.4). */
+	for (i = 0; i < nblamed; i++) {
+		if (blamed[i]->pinned == 0)
+			continue;
+		ids_format(s, blamed[i]->pinned, ids, sizeof ids);
+		append(v->pinned, sizeof v->pinned, "%sreused init-container %s pin %s to NUMA %s",
+		       v->pinned[0] ? "; " : "", reused_units(s, blamed[i]), blamed[i]->resource, ids);
+	}
 	if (!s->detail) {
 		size_t used = 0;
 
@@ -149,7 +165,26 @@ static void explain_rejection(const struct sim *s, const char *who,
 		append(what, sizeof what, "%s%s=%s", what[0] ? ", " : "", l->resource, amount);
 		append(v->resources, sizeof v->resources, "%s%s", v->resources[0] ? ", " : "",
 		       l->resource);
-		if (single) {
+		if (l->pinned) {
+			char at[96];
+
+			ids_format(s, l->pinned, at, sizeof at);
+			append(where, sizeof where, "%s%s must include NUMA %s, where it reuses the init containers' %s",
+			       where[0] ? "; " : "", l->resource, at, reused_units(s, l));
+			if (!single)
+				append(where, sizeof where, ": a preferred hint has %d NUMA node%s",
+				       l->min_affinity, l->min_affinity == 1 ? "" : "s");
+			else if (bitmask_count(l->pinned) == 1)
+				append(where, sizeof where, ", and does not fit there");
+			else
+				append(where, sizeof where, ": more than one NUMA node");
+			if (l->pin_singles) {
+				ids_format(s, l->pin_singles, ids, sizeof ids);
+				append(where, sizeof where, bitmask_count(l->pin_singles) == 1
+						      ? " (NUMA %s alone would fit it)"
+						      : " (each of NUMA %s alone would fit it)", ids);
+			}
+		} else if (single) {
 			ids_format(s, l->singles, ids, sizeof ids);
 			if (l->singles)
 				append(where, sizeof where, "%s%s fits NUMA %s", where[0] ? "; " : "",

@@ -36,6 +36,10 @@ struct verdict {
 	enum tm_scope scope;
 	char message[480];         /* one line, names resources and NUMA nodes */
 	char resources[160];       /* resources that could not be aligned, "a, b" */
+	/* Set when reusable init-container units pinned a container to NUMA
+	 * nodes where it does not fit (container scope): "reused
+	 * init-container CPUs pin cpu to NUMA 0"; verdict_summary adds it. */
+	char pinned[160];
 	struct verdict_container *containers;
 	size_t ncontainers;
 	/* Admitted pods: what the pod would take, per node resource (index

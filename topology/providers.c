@@ -59,6 +59,23 @@ static void list_init(struct sim *s, struct hint_list *l, const char *resource, 
 	}
 }
 
+/* When the rule that hints contain every NUMA node holding a reusable unit
+ * removed every preferred-size hint that the amounts alone would give (the
+ * single NUMA nodes in `blocked`), the list remembers the pin for the
+ * rejection's message. */
+static void note_pin(const struct sim *s, struct hint_list *l, bitmask_t reuse_nodes,
+		     bool any_preferred, bitmask_t blocked)
+{
+	if (reuse_nodes == 0 || any_preferred || blocked == 0)
+		return;
+	/* Under single-numa-node only single-node hints count: with a larger
+	 * preferred size no NUMA node is big enough, pin or not. */
+	if (l->min_affinity != 1 && s->node->policy == TM_POLICY_SINGLE_NUMA_NODE)
+		return;
+	l->pinned = reuse_nodes;
+	l->pin_singles = l->min_affinity == 1 ? blocked : 0;
+}
+
 /* The CPU and device rule: a subset is a hint when it contains every NUMA node
  * holding a reusable unit and its available plus all reusable units reach the
  * request; preferred when its size is the capacity minimum. */
@@ -68,8 +85,8 @@ static void count_hints(struct sim *s, struct hint_list *l, int r, bitmask_t uni
 	const int64_t *avail = sim_at(s->avail, s, r);
 	const int64_t *reuse = sim_at(s->reuse, s, r);
 	int64_t reuse_total = 0;
-	bitmask_t reuse_nodes = 0;
-	bool any = false;
+	bitmask_t reuse_nodes = 0, pin_blocked = 0;
+	bool any = false, any_pref = false;
 	int i;
 
 	for (i = 0; i < s->n; i++) {
@@ -93,10 +110,16 @@ static void count_hints(struct sim *s, struct hint_list *l, int r, bitmask_t uni
 		for (i = 0; i < s->n; i++) {
 			bitmask_t one = (bitmask_t)1 << i;
 
-			if ((universe & one) && !(reuse_nodes & ~one) &&
-			    i64_add_sat(avail[i], reuse_total) >= want)
-				l->singles |= one;
+			if (!(universe & one))
+				continue;
+			if (!(reuse_nodes & ~one)) {
+				if (i64_add_sat(avail[i], reuse_total) >= want)
+					l->singles |= one;
+			} else if (i64_add_sat(avail[i], reuse[i]) >= want) {
+				pin_blocked |= one;
+			}
 		}
+		note_pin(s, l, reuse_nodes, l->singles != 0, pin_blocked);
 		return;
 	} else if (s->preferred_only) {
 		uint64_t size = (uint64_t)1 << s->n, m;
@@ -104,14 +127,20 @@ static void count_hints(struct sim *s, struct hint_list *l, int r, bitmask_t uni
 		/* Phase 1 of the merge needs preferred hints only: the subsets of
 		 * exactly min_aff nodes. */
 		for (m = ((uint64_t)1 << min_aff) - 1; m < size; m = next_same_count(m)) {
-			if ((m & ~universe) || (reuse_nodes & ~m))
+			if (m & ~universe)
 				continue;
+			if (reuse_nodes & ~m) {
+				if (i64_add_sat(mask_sum(avail, m), mask_sum(reuse, m)) >= want)
+					pin_blocked |= m;
+				continue;
+			}
 			if (i64_add_sat(mask_sum(avail, m), reuse_total) < want)
 				continue;
 			maskset_add(l->all, m);
 			maskset_add(l->pref, m);
 			any = true;
 		}
+		note_pin(s, l, reuse_nodes, any, pin_blocked);
 		/* Without a preferred hint the list blocks every preferred merge,
 		 * which is all phase 1 needs to know. */
 		return;
@@ -120,15 +149,24 @@ static void count_hints(struct sim *s, struct hint_list *l, int r, bitmask_t uni
 		int64_t *sum = subset_sums(s, avail);
 
 		for (m = 1; m < size; m++) {
-			if ((m & ~universe) || (reuse_nodes & ~m))
+			if (m & ~universe)
 				continue;
+			if (reuse_nodes & ~m) {
+				if (bitmask_count(m) == min_aff &&
+				    i64_add_sat(sum[m], mask_sum(reuse, m)) >= want)
+					pin_blocked |= m;
+				continue;
+			}
 			if (i64_add_sat(sum[m], reuse_total) < want)
 				continue;
 			maskset_add(l->all, m);
-			if (bitmask_count(m) == min_aff)
+			if (bitmask_count(m) == min_aff) {
 				maskset_add(l->pref, m);
+				any_pref = true;
+			}
 			any = true;
 		}
+		note_pin(s, l, reuse_nodes, any_pref, pin_blocked);
 	}
 	if (!any) {
 		/* An empty provider list means "cannot be satisfied". */

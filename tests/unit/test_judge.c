@@ -6,7 +6,9 @@
  *  - invariants of every verdict: an admitted pod never takes more than is
  *    available on any NUMA node; single-numa-node affinities name one node;
  *    a rejection always has a reason and a message; an empty node that
- *    admits a pod makes that pod's rejection resolvable. */
+ *    admits a pod makes that pod's rejection resolvable;
+ *  - reasons that name reusable init-container units pinning a container
+ *    (§5.4), the same from the brief and the detailed judgement. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -187,7 +189,7 @@ static bool same(const struct verdict *a, const struct verdict *b)
 
 static void judge_random_single_numa_shortcut_and_invariants(void **state)
 {
-	long cases, admitted = 0, rejected = 0, compared = 0;
+	long cases, admitted = 0, rejected = 0, compared = 0, pinned = 0;
 
 	(void)state;
 	for (cases = 0; cases < 20000; cases++) {
@@ -214,7 +216,7 @@ static void judge_random_single_numa_shortcut_and_invariants(void **state)
 			judge_node_ex(node, demand, JUDGE_UNRESOLVABLE, &b);
 			if (b.admit != v.admit || b.reason != v.reason ||
 			    b.unresolvable != v.unresolvable || strcmp(b.resources, v.resources) != 0 ||
-			    (v.admit && !same(&v, &b)))
+			    strcmp(b.pinned, v.pinned) != 0 || (v.admit && !same(&v, &b)))
 				fail_msg("case %ld: brief %d/%s/%d [%s] vs detailed %d/%s/%d [%s]", cases,
 					 b.admit, verdict_reason_name(b.reason), b.unresolvable, b.resources,
 					 v.admit, verdict_reason_name(v.reason), v.unresolvable, v.resources);
@@ -224,6 +226,7 @@ static void judge_random_single_numa_shortcut_and_invariants(void **state)
 			admitted++;
 		else
 			rejected++;
+		pinned += v.pinned[0] != '\0';
 		if (!v.admit && v.reason != REASON_CONFIG) {
 			struct verdict e;
 
@@ -236,7 +239,7 @@ static void judge_random_single_numa_shortcut_and_invariants(void **state)
 			node->full_enumeration = true;
 			node->emptied->full_enumeration = true;
 			judge_node(node, demand, &w);
-			if (!same(&v, &w))
+			if (!same(&v, &w) || strcmp(v.pinned, w.pinned) != 0)
 				fail_msg("case %ld: shortcut %d/%s \"%s\" vs full %d/%s \"%s\"", cases,
 					 v.admit, verdict_reason_name(v.reason), v.message, w.admit,
 					 verdict_reason_name(w.reason), w.message);
@@ -250,14 +253,183 @@ static void judge_random_single_numa_shortcut_and_invariants(void **state)
 		nrt_object_cleanup(&obj);
 	}
 	assert_true(compared > 10000);
+	assert_true(pinned > 0);
 	assert_true(admitted > 2000);
 	assert_true(rejected > 2000);
+}
+
+/* Two NUMA nodes of 32 CPUs (free: cpu0 and cpu1) and 2 GPUs (free: gpu0 and
+ * gpu1) under policy, container scope. */
+static struct inventory_node *two_numa(const char *policy, int64_t cpu0, int64_t cpu1,
+				       int64_t gpu0, int64_t gpu1)
+{
+	struct inventory_node *node = NULL;
+	struct nrt_object o;
+	struct errmsg msg;
+	int i;
+
+	memset(&o, 0, sizeof o);
+	o.name = xstrdup("w");
+	o.nattributes = 2;
+	o.attributes = xcalloc(2, sizeof *o.attributes);
+	o.attributes[0].name = xstrdup("topologyManagerPolicy");
+	o.attributes[0].value = xstrdup(policy);
+	o.attributes[1].name = xstrdup("topologyManagerScope");
+	o.attributes[1].value = xstrdup("container");
+	o.nzones = 2;
+	o.zones = xcalloc(2, sizeof *o.zones);
+	for (i = 0; i < 2; i++) {
+		o.zones[i].name = xstrdup(i ? "node-1" : "node-0");
+		o.zones[i].type = xstrdup("Node");
+		add_resource(&o.zones[i], "cpu", 32, 32, i ? cpu1 : cpu0);
+		add_resource(&o.zones[i], devices[0], 2, 2, i ? gpu1 : gpu0);
+	}
+	if (inventory_node_new(&o, &node, &msg) != ERR_OK)
+		fail_msg("%s", msg.text);
+	nrt_object_cleanup(&o);
+	return node;
+}
+
+/* An init container, then an app container; Guaranteed, requests equal to
+ * limits as the decoder defaults them. The demand borrows names from the
+ * spec: free the demand first. */
+static struct pod_demand *init_then_app(struct pod_spec *spec, const char *init_cpu,
+					const char *init_gpu, const char *app_cpu,
+					const char *app_gpu)
+{
+	struct pod_demand *d = NULL;
+	struct pod_spec p;
+	struct errmsg msg;
+	int i;
+
+	memset(&p, 0, sizeof p);
+	p.namespace_ = xstrdup("default");
+	p.name = xstrdup("p");
+	p.ncontainers = 2;
+	p.containers = xcalloc(2, sizeof *p.containers);
+	for (i = 0; i < 2; i++) {
+		struct pod_container *c = &p.containers[i];
+		const char *gpu = i ? app_gpu : init_gpu;
+
+		c->name = xstrdup(i ? "app" : "init");
+		c->kind = i ? CONTAINER_APP : CONTAINER_INIT;
+		add_quantity(&c->limits, &c->nlimits, "cpu", i ? app_cpu : init_cpu);
+		add_quantity(&c->requests, &c->nrequests, "cpu", i ? app_cpu : init_cpu);
+		add_quantity(&c->limits, &c->nlimits, "memory", "1Gi");
+		add_quantity(&c->requests, &c->nrequests, "memory", "1Gi");
+		if (gpu) {
+			add_quantity(&c->limits, &c->nlimits, devices[0], gpu);
+			add_quantity(&c->requests, &c->nrequests, devices[0], gpu);
+		}
+	}
+	*spec = p;
+	if (pod_demand_new(spec, &d, &msg) != ERR_OK)
+		fail_msg("%s", msg.text);
+	return d;
+}
+
+/* The rejection's summary and message, detailed and brief; the summaries
+ * must agree. */
+static void expect_reason(const struct inventory_node *node, const struct pod_demand *d,
+			  const char *summary, const char *message_part)
+{
+	struct verdict v, b;
+	char sv[320], sb[320];
+
+	judge_node(node, d, &v);
+	judge_node_ex(node, d, 0, &b);
+	assert_false(v.admit);
+	assert_int_equal(v.reason, REASON_TOPOLOGY_AFFINITY);
+	verdict_summary(&v, sv, sizeof sv);
+	verdict_summary(&b, sb, sizeof sb);
+	assert_string_equal(sv, summary);
+	assert_string_equal(sb, summary);
+	if (strstr(v.message, message_part) == NULL)
+		fail_msg("message \"%s\" lacks \"%s\"", v.message, message_part);
+	verdict_cleanup(&v);
+	verdict_cleanup(&b);
+}
+
+static void judge_reason_names_reused_init_cpus(void **state)
+{
+	/* NUMA 0's last 8 CPUs go to the init container; 16 for the app must
+	 * include them, and NUMA 0 has no more, while NUMA 1 has 32. */
+	struct inventory_node *node = two_numa("single-numa-node", 8, 32, 2, 2);
+	struct pod_spec spec;
+	struct pod_demand *d = init_then_app(&spec, "8", NULL, "16", NULL);
+
+	(void)state;
+	expect_reason(node, d,
+		      "NUMA: cannot align cpu on one NUMA node (single-numa-node): "
+		      "reused init-container CPUs pin cpu to NUMA 0",
+		      "cpu must include NUMA 0, where it reuses the init containers' CPUs, "
+		      "and does not fit there (NUMA 1 alone would fit it)");
+	pod_demand_free(d);
+	pod_spec_cleanup(&spec);
+	inventory_node_free(node);
+
+	/* restricted: 40 init CPUs span both nodes, so the 2-CPU app must
+	 * take {0,1}, not preferred although one node would do. */
+	node = two_numa("restricted", 32, 32, 2, 2);
+	d = init_then_app(&spec, "40", NULL, "2", NULL);
+	expect_reason(node, d,
+		      "NUMA: cannot align cpu on a preferred NUMA set (restricted): "
+		      "reused init-container CPUs pin cpu to NUMA 0,1",
+		      "cpu must include NUMA 0,1, where it reuses the init containers' CPUs: "
+		      "a preferred hint has 1 NUMA node (each of NUMA 0,1 alone would fit it)");
+	pod_demand_free(d);
+	pod_spec_cleanup(&spec);
+	inventory_node_free(node);
+}
+
+static void judge_reason_names_reused_init_devices(void **state)
+{
+	/* The init container takes NUMA 0's last GPU (and a CPU there); 2 GPUs
+	 * for the app must include it, and NUMA 1 has both of its own free.
+	 * cpu is named too (it fits NUMA 0 only), but only the GPUs are
+	 * pinned where they do not fit. */
+	struct inventory_node *node = two_numa("single-numa-node", 32, 32, 1, 2);
+	struct pod_spec spec;
+	struct pod_demand *d = init_then_app(&spec, "1", "1", "1", "2");
+
+	(void)state;
+	expect_reason(node, d,
+		      "NUMA: cannot align cpu, nvidia.com/gpu on one NUMA node (single-numa-node): "
+		      "reused init-container devices pin nvidia.com/gpu to NUMA 0",
+		      "nvidia.com/gpu must include NUMA 0, where it reuses the init containers' devices");
+	pod_demand_free(d);
+	pod_spec_cleanup(&spec);
+	inventory_node_free(node);
+}
+
+static void judge_reason_without_reuse_at_fault(void **state)
+{
+	/* Reusable CPUs on NUMA 0, but the app's 40 (or 33) CPUs fit no single
+	 * 32-CPU node, pin or not: the plain reason stands. */
+	struct inventory_node *node = two_numa("single-numa-node", 8, 32, 2, 2);
+	struct pod_spec spec;
+	struct pod_demand *d = init_then_app(&spec, "8", NULL, "40", NULL);
+
+	(void)state;
+	expect_reason(node, d, "NUMA: cannot align cpu on one NUMA node (single-numa-node)",
+		      "cpu fits no single NUMA node");
+	pod_demand_free(d);
+	pod_spec_cleanup(&spec);
+	d = init_then_app(&spec, "8", NULL, "33", NULL);
+	expect_reason(node, d, "NUMA: cannot align cpu on one NUMA node (single-numa-node)",
+		      "cpu fits no single NUMA node");
+	pod_demand_free(d);
+	pod_spec_cleanup(&spec);
+	inventory_node_free(node);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(judge_random_single_numa_shortcut_and_invariants),
+		cmocka_unit_test(judge_reason_names_reused_init_cpus),
+		cmocka_unit_test(judge_reason_names_reused_init_devices),
+		cmocka_unit_test(judge_reason_without_reuse_at_fault),
 	};
 
 	return cmocka_run_group_tests_name("judge", tests, NULL, NULL);
