@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "extender/decide.h"
 #include "extender/nrt_decode.h"
 #include "extender/pod_decode.h"
+#include "extender/settings.h"
 #include "extender/verdict_json.h"
 #include "extender/xalloc.h"
 #include "topology/demand.h"
@@ -117,6 +119,10 @@ enum err explain_write_scored(const struct pod_spec *pod, const struct nrt_objec
 			      FILE *out, struct errmsg *msg)
 {
 	struct score_config default_scoring = { SCORE_LEAST_ALLOCATED, NULL, 0 };
+	/* explain decides as serve does, with the verdict's details kept. */
+	struct settings settings = { 1, scoring ? *scoring : default_scoring, CONFIG_MISSING_ALLOW,
+				     CONFIG_LOG_INFO, 0 };
+	struct decide_input in = { NULL, &settings, 0, DECIDE_VERDICT | DECIDE_DETAIL | DECIDE_PARTS };
 	struct json_object *root = NULL, *nodes = NULL;
 	struct pod_demand *demand = NULL;
 	enum err rc;
@@ -127,6 +133,7 @@ enum err explain_write_scored(const struct pod_spec *pod, const struct nrt_objec
 		errmsg_prefix(msg, "pod %s/%s: ", pod->namespace_, pod->name);
 		return rc;
 	}
+	in.demand = demand;
 	if (format == EXPLAIN_JSON) {
 		char name[512];
 
@@ -142,7 +149,7 @@ enum err explain_write_scored(const struct pod_spec *pod, const struct nrt_objec
 	for (i = 0; i < n; i++) {
 		struct inventory_node *node = NULL;
 		struct errmsg bad;
-		struct verdict v;
+		struct decision d;
 
 		if (inventory_node_new(&objs[i], &node, &bad) != ERR_OK) {
 			/* Each node stands or falls alone: say why this one
@@ -165,15 +172,12 @@ enum err explain_write_scored(const struct pod_spec *pod, const struct nrt_objec
 			}
 			continue;
 		}
-		struct score_breakdown b;
-
-		judge_node(node, demand, &v);
-		score_node(scoring ? scoring : &default_scoring, node, &v, &b);
+		decide(&in, node, 0, &d);
 		if (format == EXPLAIN_JSON)
-			json_object_array_add(nodes, score_json(&b, verdict_to_json(node->name, &v)));
+			json_object_array_add(nodes, score_json(&d.parts, verdict_to_json(node->name, &d.verdict)));
 		else
-			write_text(out, node, demand, &v, &b);
-		verdict_cleanup(&v);
+			write_text(out, node, demand, &d.verdict, &d.parts);
+		decision_cleanup(&d);
 		inventory_node_free(node);
 	}
 	if (format == EXPLAIN_JSON)

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* filter and prioritize: the one judge over the candidate nodes. */
+/* filter and prioritize: decode, decide each candidate node, encode. */
 #include "extender/handlers.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "extender/decide.h"
 #include "extender/encode.h"
 #include "extender/log.h"
 #include "extender/metrics.h"
-#include "extender/score_cache.h"
 #include "extender/verdict_cache.h"
 #include "extender/wire.h"
 #include "extender/xalloc.h"
@@ -17,8 +17,6 @@
 #include "topology/judge.h"
 #include "topology/score.h"
 #include "topology/textbuf.h"
-
-#define NO_INVENTORY_REASON "NUMA: no NodeResourceTopology inventory for this node"
 
 void reply_text(struct reply *out, int status, const char *text)
 {
@@ -31,18 +29,6 @@ void reply_text(struct reply *out, int status, const char *text)
 	out->body[len] = '\n';
 	out->body[len + 1] = '\0';
 	out->len = len + 1;
-}
-
-/* NUMA ids of the predicted placement: every container's affinity. */
-static uint64_t placement_ids(const struct verdict *v)
-{
-	uint64_t ids = 0;
-	size_t i;
-
-	for (i = 0; i < v->ncontainers; i++)
-		if (v->containers[i].has_affinity)
-			ids |= v->containers[i].numa_ids;
-	return ids;
 }
 
 /* A score's parts as the decision log records them. Resource names come
@@ -138,6 +124,58 @@ static bool decode(const char *body, size_t len, bool filter, struct wire_args *
 	return false;
 }
 
+/* Where a decision lands in ExtenderFilterResult. */
+static enum wire_outcome wire_bucket(const struct decision *d)
+{
+	if (d->passes)
+		return WIRE_PASS;
+	return d->outcome == DECISION_FAILED ? WIRE_FAILED : WIRE_UNRESOLVABLE;
+}
+
+/* The verdict cache's id of the pod's demand. */
+static uint64_t demand_id_of(const struct pod_demand *demand)
+{
+	char *key = pod_demand_key(demand);
+	uint64_t id = verdict_cache_demand(key);
+
+	free(key);
+	return id;
+}
+
+/* Whether the inventory is too old to judge on; when it is and the config
+ * fails closed, out holds the Error reply. */
+static bool stale_inventory(const struct handler_ctx *h, const struct wire_args *args, bool *refused,
+			    struct reply *out)
+{
+	int64_t contact, age;
+	struct textbuf t;
+	char text[300], *json;
+	size_t n = 0;
+
+	*refused = false;
+	if (h->stale_after_ms <= 0)
+		return false;
+	contact = store_last_contact_ms(h->store);
+	age = contact ? store_now_ms() - contact : -1;
+	if (age >= 0 && age <= h->stale_after_ms)
+		return false;
+	if (h->fail_open)
+		return true;
+	textbuf_init_fixed(&t, text, sizeof text);
+	if (age < 0)
+		textbuf_adds(&t, "topology inventory unavailable: no contact with the inventory source yet");
+	else
+		textbuf_printf(&t, "topology inventory unavailable: last contact with the inventory source "
+				   "%llds ago (staleAfter %llds)",
+			       (long long)(age / 1000), (long long)(h->stale_after_ms / 1000));
+	log_warn("filter refused: inventory stale", "namespace=%s pod=%s age_ms=%lld",
+		 log_q(args->pod.namespace_), log_q(args->pod.name), (long long)age);
+	json = wire_encode_filter_error(text, &n);
+	reply_json(out, json, n);
+	*refused = true;
+	return true;
+}
+
 void handle_filter(const struct handler_ctx *h, const char *body, size_t len, struct reply *out)
 {
 	struct pod_demand *demand = NULL;
@@ -147,41 +185,22 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 	enum wire_outcome *outcome;
 	const char **why;
 	struct wire_args args;
-	uint64_t counts[METRICS_NOUTCOMES] = { 0 };
-	int64_t *scores;
+	uint64_t counts[DECISION_NOUTCOMES] = { 0 };
 	struct decision_record *record = NULL;
-	struct verdict_entry cached;
-	uint64_t demand_id;
+	struct decide_input in;
+	struct decision d;
 	size_t i, n = 0;
-	bool stale = false;
+	bool stale, refused;
+	bool debug = log_enabled(CONFIG_LOG_DEBUG);
 	char *json;
 
 	if (!decode(body, len, true, &args, &demand, out))
 		return;
-	if (h->stale_after_ms > 0) {
-		int64_t contact = store_last_contact_ms(h->store);
-		int64_t age = contact ? store_now_ms() - contact : -1;
-
-		if (age < 0 || age > h->stale_after_ms) {
-			char text[300];
-
-			if (age < 0)
-				snprintf(text, sizeof text, "topology inventory unavailable: no contact with the inventory source yet");
-			else
-				snprintf(text, sizeof text,
-					 "topology inventory unavailable: last contact with the inventory source %llds ago (staleAfter %llds)",
-					 (long long)(age / 1000), (long long)(h->stale_after_ms / 1000));
-			if (!h->fail_open) {
-				json = wire_encode_filter_error(text, &n);
-				log_warn("filter refused: inventory stale", "namespace=%s pod=%s age_ms=%lld",
-					 log_q(args.pod.namespace_), log_q(args.pod.name), (long long)age);
-				reply_json(out, json, n);
-				pod_demand_free(demand);
-				wire_args_cleanup(&args);
-				return;
-			}
-			stale = true;
-		}
+	stale = stale_inventory(h, &args, &refused, out);
+	if (refused) {
+		pod_demand_free(demand);
+		wire_args_cleanup(&args);
+		return;
 	}
 	set = store_acquire(h->store);
 	settings = settings_acquire(h->settings);
@@ -193,125 +212,42 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 	}
 	outcome = xcalloc(args.nnames + 1, sizeof *outcome);
 	why = xcalloc(args.nnames + 1, sizeof *why);
-	scores = xcalloc(args.nnames + 1, sizeof *scores);
-	{
-		char *key = pod_demand_key(demand);
-
-		demand_id = verdict_cache_demand(key);
-		free(key);
-	}
+	in.demand = demand;
+	in.settings = settings;
+	in.demand_id = demand_id_of(demand);
+	/* Debug logging wants the judge's long message: always judged. */
+	in.flags = (stale ? DECIDE_STALE : 0) | (debug ? DECIDE_DETAIL : 0);
 	for (i = 0; i < args.nnames; i++) {
 		const struct store_node *sn = store_get(set, args.names[i]);
-		struct verdict v;
-		char summary[300];
 
-		if (sn == NULL) {
-			counts[METRICS_NO_INVENTORY]++;
-			if (settings->missing_inventory == CONFIG_MISSING_ALLOW) {
-				outcome[i] = WIRE_PASS;
-			} else {
-				/* Preemption cannot publish an inventory. */
-				outcome[i] = WIRE_UNRESOLVABLE;
-				why[i] = NO_INVENTORY_REASON;
-				metrics_rejection("NoInventory");
-			}
-			if (record)
-				decision_record_node(record, args.names[i], NULL, "noInventory",
-						     why[i], 0, 0, NULL);
-			continue;
-		}
-		/* Pods of one workload share a demand: a known answer for this
-		 * snapshot, settings and demand is the judge's answer. Debug logging
-		 * wants the long message, so it always judges. */
-		if (!log_enabled(CONFIG_LOG_DEBUG) &&
-		    verdict_cache_get(sn->id, settings->id, demand_id, &cached)) {
-			metrics_verdict_cache_hit();
-			outcome[i] = (enum wire_outcome)cached.outcome;
-			scores[i] = cached.score;
-			if (outcome[i] == WIRE_PASS) {
-				counts[METRICS_PASS]++;
-			} else {
-				counts[outcome[i] == WIRE_UNRESOLVABLE ? METRICS_UNRESOLVABLE
-								       : METRICS_FAILED]++;
-				if (stale) {
-					snprintf(summary, sizeof summary, "%s [inventory stale]", cached.reason);
-					why[i] = intern(&reasons, summary);
-				} else {
-					why[i] = intern(&reasons, cached.reason);
-				}
-				metrics_rejection(cached.kubelet_reason);
-			}
-			if (record)
-				decision_record_node(record, args.names[i], sn,
-						     outcome[i] == WIRE_PASS ? "pass"
-						     : outcome[i] == WIRE_FAILED ? "failed" : "unresolvable",
-						     why[i], cached.numa_ids, scores[i], NULL);
-			continue;
-		}
-		judge_node_ex(sn->inventory, demand,
-			      JUDGE_UNRESOLVABLE | (log_enabled(CONFIG_LOG_DEBUG) ? JUDGE_DETAIL : 0), &v);
-		memset(&cached, 0, sizeof cached);
-		if (v.admit) {
-			outcome[i] = WIRE_PASS;
-			counts[METRICS_PASS]++;
-			/* kube-scheduler asks prioritize next, for the same pod. */
-			scores[i] = score_node(&settings->scoring, sn->inventory, &v, NULL);
-		} else {
-			outcome[i] = v.unresolvable ? WIRE_UNRESOLVABLE : WIRE_FAILED;
-			counts[v.unresolvable ? METRICS_UNRESOLVABLE : METRICS_FAILED]++;
-			verdict_summary(&v, summary, sizeof summary);
-			cached.reason = summary;
-			cached.kubelet_reason = verdict_reason_name(v.reason);
-			if (stale) {
-				struct textbuf t;
-
-				textbuf_attach(&t, summary, sizeof summary);
-				textbuf_adds(&t, " [inventory stale]");
-			}
-			why[i] = intern(&reasons, summary);
-			metrics_rejection(verdict_reason_name(v.reason));
-			if (log_enabled(CONFIG_LOG_DEBUG))
-				log_debug("node rejected", "namespace=%s pod=%s node=%s reason=%s detail=%s",
-					  log_q(args.pod.namespace_), log_q(args.pod.name), log_q(args.names[i]),
-					  verdict_reason_name(v.reason), log_q(v.message));
-		}
+		decide(&in, sn ? sn->inventory : NULL, sn ? sn->id : 0, &d);
+		outcome[i] = wire_bucket(&d);
+		why[i] = d.reason[0] ? intern(&reasons, d.reason) : NULL;
+		counts[d.outcome]++;
+		if (!d.passes)
+			metrics_rejection(d.kubelet_reason);
+		if (debug && !d.passes)
+			log_debug("node rejected", "namespace=%s pod=%s node=%s reason=%s detail=%s",
+				  log_q(args.pod.namespace_), log_q(args.pod.name), log_q(args.names[i]),
+				  d.kubelet_reason, log_q(d.message));
 		if (record)
-			decision_record_node(record, args.names[i], sn,
-					     outcome[i] == WIRE_PASS ? "pass"
-					     : outcome[i] == WIRE_FAILED ? "failed" : "unresolvable",
-					     why[i], v.admit ? placement_ids(&v) : 0, scores[i], NULL);
-		cached.outcome = (unsigned char)outcome[i];
-		cached.score = scores[i];
-		cached.numa_ids = v.admit ? placement_ids(&v) : 0;
-		if (v.admit) {
-			cached.reason = "";
-			cached.kubelet_reason = "";
-		}
-		if (!stale)
-			verdict_cache_put(sn->id, settings->id, demand_id, &cached);
-		verdict_cleanup(&v);
+			decision_record_node(record, args.names[i], sn, decision_outcome_name(d.outcome),
+					     why[i], d.numa_ids, d.score, NULL);
 	}
 	json = wire_encode_filter(&args, outcome, why, &n);
 	if (record)
 		decision_log_submit(h->decisions, record);
 	reply_json(out, json, n);
-	if (!stale) {
-		char *key = pod_demand_key(demand);
-
-		score_cache_put(key, store_generation(set), settings, args.names, scores, args.nnames);
-		free(key);
-	}
-	for (i = 0; i < METRICS_NOUTCOMES; i++)
+	for (i = 0; i < DECISION_NOUTCOMES; i++)
 		if (counts[i])
-			metrics_nodes(METRICS_FILTER, (enum metrics_outcome)i, counts[i]);
+			metrics_nodes(METRICS_FILTER, (enum decision_outcome)i, counts[i]);
 	log_debug("filter", "namespace=%s pod=%s nodes=%zu pass=%llu failed=%llu unresolvable=%llu no_inventory=%llu",
 		  log_q(args.pod.namespace_), log_q(args.pod.name), args.nnames,
-		  (unsigned long long)counts[METRICS_PASS], (unsigned long long)counts[METRICS_FAILED],
-		  (unsigned long long)counts[METRICS_UNRESOLVABLE],
-		  (unsigned long long)counts[METRICS_NO_INVENTORY]);
+		  (unsigned long long)counts[DECISION_PASS], (unsigned long long)counts[DECISION_FAILED],
+		  (unsigned long long)counts[DECISION_UNRESOLVABLE],
+		  (unsigned long long)counts[DECISION_NO_INVENTORY]);
 	free(outcome);
 	free(why);
-	free(scores);
 	reasons_free(&reasons);
 	settings_unref(settings);
 	store_release(set);
@@ -327,81 +263,51 @@ void handle_prioritize(const struct handler_ctx *h, const char *body, size_t len
 	struct settings *settings;
 	struct wire_args args;
 	int64_t *scores;
-	unsigned char *found;
+	uint64_t counts[DECISION_NOUTCOMES] = { 0 };
 	struct decision_record *record = NULL;
-	uint64_t demand_id = 0;
+	struct decide_input in;
+	struct decision d;
 	size_t i, n = 0;
-	char *json, *key;
+	char *json;
 
 	if (!decode(body, len, false, &args, &demand, out))
 		return;
 	set = store_acquire(h->store);
 	settings = settings_acquire(h->settings);
 	scores = xcalloc(args.nnames + 1, sizeof *scores);
-	found = xcalloc(args.nnames + 1, 1);
+	in.demand = demand;
+	in.settings = settings;
+	in.demand_id = demand_id_of(demand);
+	in.flags = 0;
 	if (h->decisions) {
 		char *pod_json = pod_spec_to_json(&args.pod);
 
-		/* The log wants each score's parts: judge every node, no cache. */
+		/* The log wants each score's parts, which only a judgement has. */
 		record = decision_record_new("prioritize", pod_json, settings);
 		free(pod_json);
-	} else {
-		key = pod_demand_key(demand);
-		metrics_score_cache_hits(score_cache_get(key, store_generation(set), settings,
-							 args.names, args.nnames, scores, found));
-		demand_id = verdict_cache_demand(key);
-		free(key);
+		in.flags = DECIDE_PARTS;
 	}
 	for (i = 0; i < args.nnames; i++) {
-		const struct store_node *sn;
-		struct verdict_entry cached;
-		struct verdict v;
+		const struct store_node *sn = store_get(set, args.names[i]);
 
-		if (found[i])
-			continue;
-		sn = store_get(set, args.names[i]);
-		/* Another pod's assumption or an NRT update since this pod's
-		 * filter changed some nodes (and the generation): the verdicts
-		 * of the nodes it left alone still hold, scores included. */
-		if (sn && demand_id && verdict_cache_get(sn->id, settings->id, demand_id, &cached)) {
-			scores[i] = cached.score;
-			metrics_verdict_cache_hit();
-			metrics_nodes(METRICS_PRIORITIZE, cached.outcome == WIRE_PASS ? METRICS_PASS
-							  : cached.outcome == WIRE_FAILED ? METRICS_FAILED
-											   : METRICS_UNRESOLVABLE, 1);
-			continue;
-		}
-		if (sn == NULL) {
-			metrics_nodes(METRICS_PRIORITIZE, METRICS_NO_INVENTORY, 1);
-			if (record)
-				decision_record_node(record, args.names[i], NULL, "noInventory", "", 0, 0,
-						     NULL);
-			continue; /* no inventory: 0 */
-		}
-		/* Scores need the placement of admitted pods only. */
-		judge_node_ex(sn->inventory, demand, 0, &v);
+		decide(&in, sn ? sn->inventory : NULL, sn ? sn->id : 0, &d);
+		scores[i] = d.score;
+		counts[d.outcome]++;
 		if (record) {
-			struct score_breakdown b;
-			char *parts;
+			char *parts = d.outcome == DECISION_PASS ? parts_json(&d.parts) : NULL;
 
-			scores[i] = score_node(&settings->scoring, sn->inventory, &v, &b);
-			parts = parts_json(&b);
-			decision_record_node(record, args.names[i], sn, v.admit ? "pass" : "failed", "",
-					     v.admit ? placement_ids(&v) : 0, scores[i], parts);
+			decision_record_node(record, args.names[i], sn, decision_outcome_name(d.outcome),
+					     d.reason, d.numa_ids, d.score, parts);
 			free(parts);
-		} else {
-			scores[i] = score_node(&settings->scoring, sn->inventory, &v, NULL);
 		}
-		metrics_nodes(METRICS_PRIORITIZE, v.admit ? METRICS_PASS
-							  : v.unresolvable ? METRICS_UNRESOLVABLE
-									   : METRICS_FAILED, 1);
-		verdict_cleanup(&v);
 	}
 	json = wire_encode_prioritize(&args, scores, &n);
 	reply_json(out, json, n);
 	if (record)
 		decision_log_submit(h->decisions, record);
-	free(found);
+	for (i = 0; i < DECISION_NOUTCOMES; i++)
+		if (counts[i])
+			metrics_nodes(METRICS_PRIORITIZE, (enum decision_outcome)i, counts[i]);
 	free(scores);
 	settings_unref(settings);
 	store_release(set);

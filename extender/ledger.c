@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "extender/decide.h"
 #include "extender/encode.h"
 #include "extender/log.h"
 #include "extender/strhash.h"
@@ -299,20 +300,25 @@ static bool compute_usage(struct ledger *l, struct lpod *p, char *why, size_t wh
 		return true;
 	inv = effective_inventory(p->node, p, NULL);
 	if (inv) {
-		struct verdict v;
+		/* The same decide as filter (bind's re-validation gives filter's
+		 * reason); scoring plays no part here. */
+		static const struct settings judging = { 1, { SCORE_LEAST_ALLOCATED, NULL, 0 },
+							 CONFIG_MISSING_ALLOW, CONFIG_LOG_INFO, 0 };
+		struct decide_input in = { d, &judging, 0, DECIDE_VERDICT };
+		struct decision dec;
 		int r, z;
 
-		judge_node_ex(inv, d, 0, &v);
-		admit = v.admit;
+		decide(&in, inv, 0, &dec);
+		admit = dec.passes;
 		if (!admit && why)
-			verdict_summary(&v, why, why_size);
+			snprintf(why, why_size, "%s", dec.reason);
 		if (admit && l->o.mode == LEDGER_PREDICTED)
 			for (r = 0; r < inv->nresources; r++)
 				for (z = 0; z < inv->numa_count; z++)
-					if (verdict_usage(&v, r, z) > 0)
+					if (verdict_usage(&dec.verdict, r, z) > 0)
 						usage_add(p, inv->resources[r].name, inv->numa_ids[z],
-							  verdict_usage(&v, r, z));
-		verdict_cleanup(&v);
+							  verdict_usage(&dec.verdict, r, z));
+		decision_cleanup(&dec);
 		inventory_node_free(inv);
 	}
 	if (p->nusage == 0) {

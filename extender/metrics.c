@@ -18,8 +18,6 @@
 #include "topology/textbuf.h"
 
 static const char *const verb_names[METRICS_NVERBS] = { "filter", "prioritize", "other" };
-static const char *const outcome_names[METRICS_NOUTCOMES] = { "pass", "failed", "unresolvable",
-							      "no_inventory" };
 static const int codes[] = { 200, 400, 403, 404, 405, 413, 500, 503 };
 #define NCODES (sizeof codes / sizeof codes[0])
 static const char *const reasons[] = { "TopologyAffinityError", "UnexpectedAdmissionError",
@@ -33,23 +31,19 @@ static const double buckets[] = { 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
 static _Atomic uint64_t requests[METRICS_NVERBS][NCODES + 1];
 static _Atomic uint64_t hist[METRICS_NVERBS][NBUCKETS + 1];
 static _Atomic uint64_t hist_sum_ns[METRICS_NVERBS];
-static _Atomic uint64_t nodes[METRICS_NVERBS][METRICS_NOUTCOMES];
+static _Atomic uint64_t nodes[METRICS_NVERBS][DECISION_NOUTCOMES];
 static _Atomic uint64_t rejections[NREASONS];
 static _Atomic uint64_t inventory_nodes, inventory_generation, inventory_errors, inventory_reloads;
 static _Atomic uint64_t config_reloads_ok, config_reloads_err;
 static _Atomic uint64_t binds_ok, binds_err;
 static struct ledger *_Atomic metrics_ledger;
-static _Atomic uint64_t score_cache_hits, decision_log_dropped;
+static _Atomic uint64_t decision_log_dropped;
 
 void metrics_decision_log_dropped(void)
 {
 	atomic_fetch_add(&decision_log_dropped, 1);
 }
 
-void metrics_score_cache_hits(uint64_t n)
-{
-	atomic_fetch_add(&score_cache_hits, n);
-}
 static const char *const event_types[] = { "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR" };
 #define NEVENTS (sizeof event_types / sizeof event_types[0])
 static _Atomic uint64_t kube_restarts, kube_relists, kube_events[NEVENTS + 1];
@@ -104,9 +98,10 @@ void metrics_request(enum metrics_verb verb, int http_status, double seconds)
 	atomic_fetch_add(&hist_sum_ns[verb], (uint64_t)(seconds * 1e9));
 }
 
-void metrics_nodes(enum metrics_verb verb, enum metrics_outcome outcome, uint64_t count)
+void metrics_nodes(enum metrics_verb verb, enum decision_outcome outcome, uint64_t count)
 {
-	atomic_fetch_add(&nodes[verb][outcome], count);
+	if ((unsigned)outcome < DECISION_NOUTCOMES)
+		atomic_fetch_add(&nodes[verb][outcome], count);
 }
 
 void metrics_rejection(const char *reason)
@@ -215,9 +210,9 @@ char *metrics_render(size_t *len)
 	put(&b, "# HELP numa_extender_nodes_total Candidate nodes judged, by verb and outcome.\n"
 		"# TYPE numa_extender_nodes_total counter\n");
 	for (v = 0; v < METRICS_OTHER; v++)
-		for (i = 0; i < METRICS_NOUTCOMES; i++)
+		for (i = 0; i < DECISION_NOUTCOMES; i++)
 			put(&b, "numa_extender_nodes_total{verb=\"%s\",outcome=\"%s\"} %llu\n",
-			    verb_names[v], outcome_names[i], (unsigned long long)atomic_load(&nodes[v][i]));
+			    verb_names[v], decision_outcome_name((enum decision_outcome)i), (unsigned long long)atomic_load(&nodes[v][i]));
 	put(&b, "# HELP numa_extender_rejections_total Nodes rejected by filter, by kubelet reason.\n"
 		"# TYPE numa_extender_rejections_total counter\n");
 	for (i = 0; i < NREASONS; i++)
@@ -249,10 +244,6 @@ char *metrics_render(size_t *len)
 		"# TYPE numa_extender_inventory_zone_set_changes_total counter\n"
 		"numa_extender_inventory_zone_set_changes_total %llu\n",
 	    (unsigned long long)atomic_load(&inventory_zone_set_changes));
-	put(&b, "# HELP numa_extender_score_cache_hits_total Prioritize nodes answered from the scores filter computed.\n"
-		"# TYPE numa_extender_score_cache_hits_total counter\n"
-		"numa_extender_score_cache_hits_total %llu\n",
-	    (unsigned long long)atomic_load(&score_cache_hits));
 	{
 		struct verdict_cache_stats vc;
 
@@ -380,7 +371,7 @@ void metrics_reset(void)
 		for (i = 0; i <= NBUCKETS; i++)
 			atomic_store(&hist[v][i], 0);
 		atomic_store(&hist_sum_ns[v], 0);
-		for (i = 0; i < METRICS_NOUTCOMES; i++)
+		for (i = 0; i < DECISION_NOUTCOMES; i++)
 			atomic_store(&nodes[v][i], 0);
 	}
 	for (i = 0; i < NREASONS; i++)
@@ -393,7 +384,6 @@ void metrics_reset(void)
 	atomic_store(&config_reloads_err, 0);
 	atomic_store(&binds_ok, 0);
 	atomic_store(&binds_err, 0);
-	atomic_store(&score_cache_hits, 0);
 	atomic_store(&kube_restarts, 0);
 	atomic_store(&kube_relists, 0);
 	for (i = 0; i <= NEVENTS; i++)

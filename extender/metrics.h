@@ -9,26 +9,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "extender/decide.h"
+
 enum metrics_verb { METRICS_FILTER, METRICS_PRIORITIZE, METRICS_OTHER, METRICS_NVERBS };
 
-enum metrics_outcome {
-	METRICS_PASS,            /* filter: node passes */
-	METRICS_FAILED,          /* FailedNodes */
-	METRICS_UNRESOLVABLE,    /* FailedAndUnresolvableNodes */
-	METRICS_NO_INVENTORY,    /* no NRT for the node (passed or failed per config) */
-	METRICS_NOUTCOMES
-};
-
 void metrics_request(enum metrics_verb verb, int http_status, double seconds);
-void metrics_nodes(enum metrics_verb verb, enum metrics_outcome outcome, uint64_t count);
+/* Nodes decided, by verb and decide's outcome (labelled with its name). */
+void metrics_nodes(enum metrics_verb verb, enum decision_outcome outcome, uint64_t count);
 /* A rejection by kubelet reason name ("TopologyAffinityError", ...). */
 void metrics_rejection(const char *reason);
 
 /* Decision-log records dropped because the queue was full. */
 void metrics_decision_log_dropped(void);
-
-/* Prioritize nodes answered from filter's cached scores. */
-void metrics_score_cache_hits(uint64_t n);
 
 void metrics_inventory(uint64_t nodes, uint64_t generation);
 void metrics_inventory_error(void);

@@ -11,16 +11,14 @@
 #include <string.h>
 
 #include "extender/config.h"
+#include "extender/decide.h"
 #include "extender/doc.h"
 #include "extender/nrt_decode.h"
 #include "extender/pod_decode.h"
 #include "extender/settings.h"
 #include "extender/xalloc.h"
 #include "topology/demand.h"
-#include "topology/judge.h"
-#include "topology/score.h"
 
-#define NO_INVENTORY_REASON "NUMA: no NodeResourceTopology inventory for this node"
 
 struct logged_config {
 	char *digest;
@@ -104,38 +102,6 @@ static struct settings *find_config(struct replay *r, const char *digest)
 	return NULL;
 }
 
-struct outcome {
-	char verdict[16];
-	char reason[300];
-	int64_t score;
-};
-
-/* The same decisions handlers.c makes. */
-static void decide(const struct inventory_node *inv, const struct pod_demand *demand,
-		   const struct settings *s, bool filter, struct outcome *o)
-{
-	struct verdict v;
-
-	memset(o, 0, sizeof *o);
-	if (inv == NULL) {
-		snprintf(o->verdict, sizeof o->verdict, "noInventory");
-		if (filter && s->missing_inventory == CONFIG_MISSING_DENY)
-			snprintf(o->reason, sizeof o->reason, "%s", NO_INVENTORY_REASON);
-		return;
-	}
-	judge_node_ex(inv, demand, filter ? JUDGE_UNRESOLVABLE : 0, &v);
-	if (v.admit) {
-		snprintf(o->verdict, sizeof o->verdict, "pass");
-		o->score = score_node(&s->scoring, inv, &v, NULL);
-	} else {
-		snprintf(o->verdict, sizeof o->verdict, "%s",
-			 filter && v.unresolvable ? "unresolvable" : "failed");
-		if (filter)
-			verdict_summary(&v, o->reason, sizeof o->reason);
-	}
-	verdict_cleanup(&v);
-}
-
 static int damaged(size_t lineno, const char *what)
 {
 	fprintf(stderr, "numa-extender replay: line %zu: %s\n", lineno, what);
@@ -165,13 +131,12 @@ static int decision(struct replay *r, struct json_object *o, size_t lineno)
 	struct pod_spec spec;
 	struct doc *d = NULL;
 	struct errmsg msg;
-	bool filter;
+	struct decide_input in;
 	size_t i;
 
 	if (!verb || !digest || !json_object_object_get_ex(o, "pod", &pod) ||
 	    !json_object_object_get_ex(o, "nodes", &nodes) || !json_object_is_type(nodes, json_type_array))
 		return damaged(lineno, "decision record without verb, config, pod or nodes");
-	filter = strcmp(verb, "filter") == 0;
 	logged = find_config(r, digest);
 	if (logged == NULL)
 		return damaged(lineno, "decision refers to a config the log does not hold");
@@ -184,6 +149,11 @@ static int decision(struct replay *r, struct json_object *o, size_t lineno)
 		return damaged(lineno, msg.text);
 	}
 	doc_free(d);
+	/* Replay judges afresh: the same decide as serve, without its cache. */
+	in.demand = demand;
+	in.settings = use;
+	in.demand_id = 0;
+	in.flags = 0;
 	json_object_object_get_ex(o, "seq", &seq);
 	changes = json_object_new_array();
 	for (i = 0; i < json_object_array_length(nodes); i++) {
@@ -191,7 +161,8 @@ static int decision(struct replay *r, struct json_object *o, size_t lineno)
 		const char *name = str(n, "node"), *version = str(n, "version"), *verdict = str(n, "verdict");
 		const char *reason = str(n, "reason");
 		const struct inventory_node *inv = NULL;
-		struct outcome now;
+		struct decision now;
+		const char *after;
 		int64_t before;
 
 		if (!name || !version || !verdict || !json_object_object_get_ex(n, "score", &sc)) {
@@ -210,16 +181,17 @@ static int decision(struct replay *r, struct json_object *o, size_t lineno)
 				return damaged(lineno, "decision refers to an inventory version the log does not hold");
 			}
 		}
-		decide(inv, demand, use, filter, &now);
+		decide(&in, inv, 0, &now);
+		after = decision_outcome_name(now.outcome);
 		top(name, verdict, before, &top_before, &tb);
-		top(name, now.verdict, now.score, &top_after, &ta);
-		if (strcmp(now.verdict, verdict) != 0 || now.score != before ||
-		    (filter && strcmp(now.reason, reason ? reason : "") != 0)) {
+		top(name, after, now.score, &top_after, &ta);
+		if (strcmp(after, verdict) != 0 || now.score != before ||
+		    strcmp(now.reason, reason ? reason : "") != 0) {
 			struct json_object *c = json_object_new_object();
 
 			json_object_object_add(c, "node", json_object_new_string(name));
 			json_object_object_add(c, "verdictBefore", json_object_new_string(verdict));
-			json_object_object_add(c, "verdictAfter", json_object_new_string(now.verdict));
+			json_object_object_add(c, "verdictAfter", json_object_new_string(after));
 			json_object_object_add(c, "scoreBefore", json_object_new_int64(before));
 			json_object_object_add(c, "scoreAfter", json_object_new_int64(now.score));
 			json_object_object_add(c, "reasonBefore", json_object_new_string(reason ? reason : ""));

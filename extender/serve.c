@@ -283,7 +283,6 @@ int serve_main(int argc, char **argv)
 	server_drain_and_stop(server, DRAIN_DEADLINE_MS);
 	server = NULL;
 	status = 0;
-	log_info("stopped", NULL);
 out:
 	server_drain_and_stop(server, 0);
 	source_kube_stop(kube);
@@ -297,5 +296,8 @@ out:
 	metrics_set_store(NULL);
 	store_free(store);
 	config_cleanup(&cfg);
+	/* Last, after the sources' threads have said all they had to. */
+	if (status == 0)
+		log_info("stopped", NULL);
 	return status;
 }

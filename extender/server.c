@@ -31,7 +31,6 @@
 #include "extender/doc.h"
 #include "extender/log.h"
 #include "extender/metrics.h"
-#include "extender/score_cache.h"
 #include "extender/xalloc.h"
 
 enum route {
@@ -882,8 +881,6 @@ void server_drain_and_stop(struct server *s, int64_t deadline_ms)
 	}
 	pthread_cond_destroy(&s->sweeper_wake);
 	pthread_mutex_destroy(&s->conns_lock);
-	/* Cached scores hold settings references; no request can use them now. */
-	score_cache_clear();
 	for (i = 0; i < 2; i++)
 		if (fds[i] != MHD_INVALID_SOCKET)
 			close(fds[i]);

@@ -12,9 +12,11 @@
 #include <string.h>
 
 #include "extender/config.h"
+#include "extender/decide.h"
 #include "extender/doc.h"
 #include "extender/nrt_decode.h"
 #include "extender/pod_decode.h"
+#include "extender/settings.h"
 #include "extender/xalloc.h"
 #include "topology/bitmask.h"
 #include "topology/demand.h"
@@ -121,50 +123,56 @@ static int by_node_name(const void *a, const void *b)
 static enum err simulate(struct run *run, const struct pod_spec *pods, size_t npods,
 			 const struct config *cfg, struct errmsg *msg)
 {
+	struct settings *settings = settings_new(cfg);
+	struct decide_input in;
 	size_t p, i;
 
 	run->placed = xcalloc(npods + 1, sizeof *run->placed);
+	/* The same decide as serve; the simulation's nodes change after every
+	 * placement and are not store snapshots, so nothing is cached. */
+	in.settings = settings;
+	in.demand_id = 0;
+	in.flags = DECIDE_VERDICT;
 	for (p = 0; p < npods; p++) {
 		struct pod_demand *demand = NULL;
 		struct placement *pl = &run->placed[p];
 		size_t best = (size_t)-1;
 		int64_t best_score = -1;
-		struct verdict bestv;
-		char reasons[4][320];
+		struct decision bestd;
+		char reasons[4][DECISION_REASON_MAX];
 		size_t counts[4] = { 0, 0, 0, 0 }, nreasons = 0;
 
-		if (pod_demand_new(&pods[p], &demand, msg) != ERR_OK)
+		if (pod_demand_new(&pods[p], &demand, msg) != ERR_OK) {
+			settings_unref(settings);
 			return ERR_INVALID;
-		memset(&bestv, 0, sizeof bestv);
+		}
+		in.demand = demand;
+		memset(&bestd, 0, sizeof bestd);
 		for (i = 0; i < run->nnodes; i++) {
-			struct verdict v;
-			int64_t score;
+			struct decision d;
 
-			judge_node_ex(run->nodes[i].inv, demand, 0, &v);
-			if (!v.admit) {
-				char summary[320];
+			decide(&in, run->nodes[i].inv, 0, &d);
+			if (!d.passes) {
 				size_t k;
 
-				verdict_summary(&v, summary, sizeof summary);
-				for (k = 0; k < nreasons && strcmp(reasons[k], summary) != 0; k++)
+				for (k = 0; k < nreasons && strcmp(reasons[k], d.reason) != 0; k++)
 					;
 				if (k == nreasons && nreasons < 4)
-					snprintf(reasons[nreasons++], sizeof reasons[0], "%s", summary);
+					snprintf(reasons[nreasons++], sizeof reasons[0], "%s", d.reason);
 				if (k < 4)
 					counts[k]++;
-				verdict_cleanup(&v);
+				decision_cleanup(&d);
 				continue;
 			}
-			score = score_node(&cfg->scoring, run->nodes[i].inv, &v, NULL);
 			/* Nodes are in name order: the first best wins ties. */
-			if (score > best_score) {
+			if (d.score > best_score) {
 				if (best != (size_t)-1)
-					verdict_cleanup(&bestv);
+					decision_cleanup(&bestd);
 				best = i;
-				best_score = score;
-				bestv = v;
+				best_score = d.score;
+				bestd = d;
 			} else {
-				verdict_cleanup(&v);
+				decision_cleanup(&d);
 			}
 		}
 		if (best == (size_t)-1) {
@@ -176,23 +184,21 @@ static enum err simulate(struct run *run, const struct pod_spec *pods, size_t np
 			snprintf(pl->reason, sizeof pl->reason, "%zu node(s): %s",
 				 nreasons ? counts[top] : 0, nreasons ? reasons[top] : "no node");
 		} else {
-			size_t c;
-
 			pl->node = xstrdup(run->nodes[best].inv->name);
 			pl->score = best_score;
-			for (c = 0; c < bestv.ncontainers; c++)
-				if (bestv.containers[c].has_affinity)
-					pl->numa_ids |= bestv.containers[c].numa_ids;
-			if (take(&run->nodes[best], &bestv, msg) != ERR_OK) {
-				verdict_cleanup(&bestv);
+			pl->numa_ids = bestd.numa_ids;
+			if (take(&run->nodes[best], &bestd.verdict, msg) != ERR_OK) {
+				decision_cleanup(&bestd);
 				pod_demand_free(demand);
+				settings_unref(settings);
 				return ERR_INVALID;
 			}
 			run->placed_count++;
-			verdict_cleanup(&bestv);
+			decision_cleanup(&bestd);
 		}
 		pod_demand_free(demand);
 	}
+	settings_unref(settings);
 	return ERR_OK;
 }
 

@@ -603,7 +603,7 @@ static void every_shape(void **state, bool deny)
 	for (i = 0; i < NPODS; i++)
 		one_pod(e, &pods[i]);
 	/* Every pod met the two bad nodes and the ghost without an inventory. */
-	snprintf(line, sizeof line, "\nnuma_extender_nodes_total{verb=\"filter\",outcome=\"no_inventory\"} %zu\n",
+	snprintf(line, sizeof line, "\nnuma_extender_nodes_total{verb=\"filter\",outcome=\"noInventory\"} %zu\n",
 		 (NBAD + 1) * NPODS);
 	assert_true(wait_metric(e, line));
 	/* Loading and judging left the error count alone. */
