@@ -35,7 +35,7 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 TEST_LIBS  = $(shell pkg-config --libs $(TESTPKG) 2>/dev/null)
 
 TOPO_SRC := $(sort $(wildcard topology/*.c))
-EXT_SRC  := $(filter-out extender/main.c,$(sort $(wildcard extender/*.c)))
+EXT_SRC  := $(filter-out extender/cmd/main.c,$(sort $(wildcard extender/*.c extender/*/*.c)))
 # tests/unit: modules called in process; tests/integration: serve and the
 # other commands run as processes, real sockets, the fake API server.
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
@@ -90,7 +90,7 @@ $(LIBEXT): $(EXT_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BIN): $(BUILD)/extender/main.o $(LIBEXT) $(LIBTOPO)
+$(BIN): $(BUILD)/extender/cmd/main.o $(LIBEXT) $(LIBTOPO)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(PKG_LIBS) -lpthread -lm
 

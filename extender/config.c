@@ -11,7 +11,7 @@
  * stops at the first wrong key or value. Everything is loaded into a scratch
  * config that replaces the caller's only on success. */
 #include "config.h"
-#include "doc.h"
+#include "extender/codec/doc.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -30,7 +30,7 @@
 
 #include "topology/quantity.h"
 #include "xalloc.h"
-#include "yaml_error.h"
+#include "extender/codec/yaml_error.h"
 
 /* Bounds on what a config may cost: input bytes, collection nesting, and
  * entries of one list (scoring.resources, tls.clientNames). */

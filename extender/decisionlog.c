@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "extender/log.h"
-#include "extender/metrics.h"
+#include "extender/http/metrics.h"
 #include "extender/xalloc.h"
 #include "topology/textbuf.h"
 

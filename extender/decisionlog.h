@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "extender/settings.h"
-#include "extender/store.h"
+#include "extender/decide/settings.h"
+#include "extender/inventory/store.h"
 #include "topology/err.h"
 
 struct decision_log;

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "extender/ledger.h"
-#include "extender/nrt_decode.h"
-#include "extender/pod_decode.h"
-#include "extender/store.h"
+#include "extender/inventory/ledger.h"
+#include "extender/codec/nrt_decode.h"
+#include "extender/codec/pod_decode.h"
+#include "extender/inventory/store.h"
 #include "extender/xalloc.h"
 #include "topology/inventory.h"
 #include "topology/podfingerprint.h"

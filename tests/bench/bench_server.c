@@ -40,12 +40,12 @@
 #include <unistd.h>
 
 #include "extender/config.h"
-#include "extender/handlers.h"
+#include "extender/http/handlers.h"
 #include "extender/log.h"
-#include "extender/server.h"
-#include "extender/settings.h"
-#include "extender/store.h"
-#include "extender/wire.h"
+#include "extender/http/server.h"
+#include "extender/decide/settings.h"
+#include "extender/inventory/store.h"
+#include "extender/codec/wire.h"
 #include "tests/support/bench_machine.h"
 #include "topology/alloc.h"
 #include "topology/demand.h"

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extender/explain.h"
-#include "extender/nrt_decode.h"
-#include "extender/pod_decode.h"
+#include "extender/cmd/explain.h"
+#include "extender/codec/nrt_decode.h"
+#include "extender/codec/pod_decode.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -14,13 +14,13 @@
 #include <string.h>
 
 #include "extender/config.h"
-#include "extender/handlers.h"
-#include "extender/ledger.h"
+#include "extender/http/handlers.h"
+#include "extender/inventory/ledger.h"
 #include "extender/log.h"
-#include "extender/settings.h"
-#include "extender/source_kube.h"
-#include "extender/source_pods.h"
-#include "extender/store.h"
+#include "extender/decide/settings.h"
+#include "extender/inventory/source_kube.h"
+#include "extender/inventory/source_pods.h"
+#include "extender/inventory/store.h"
 #include "topology/textbuf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extender/nrt_decode.h"
-#include "extender/pod_decode.h"
+#include "extender/codec/nrt_decode.h"
+#include "extender/codec/pod_decode.h"
 #include "topology/demand.h"
 #include "topology/inventory.h"
 #include "topology/judge.h"

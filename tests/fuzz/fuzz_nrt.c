@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "extender/nrt_decode.h"
+#include "extender/codec/nrt_decode.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

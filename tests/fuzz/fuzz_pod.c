@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "extender/pod_decode.h"
+#include "extender/codec/pod_decode.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

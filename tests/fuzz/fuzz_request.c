@@ -17,13 +17,13 @@
 
 #include "extender/config.h"
 #include "extender/decisionlog.h"
-#include "extender/handlers.h"
-#include "extender/kube_bind.h"
-#include "extender/ledger.h"
+#include "extender/http/handlers.h"
+#include "extender/kube/binder.h"
+#include "extender/inventory/ledger.h"
 #include "extender/log.h"
-#include "extender/settings.h"
-#include "extender/source_kube.h"
-#include "extender/store.h"
+#include "extender/decide/settings.h"
+#include "extender/inventory/source_kube.h"
+#include "extender/inventory/store.h"
 #include "tests/support/fake_apiserver.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -13,8 +13,8 @@
 
 #include <json-c/json.h>
 
-#include "extender/encode.h"
-#include "extender/wire.h"
+#include "extender/codec/encode.h"
+#include "extender/codec/wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

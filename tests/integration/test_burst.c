@@ -34,8 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "extender/nrt_decode.h"
-#include "extender/pod_decode.h"
+#include "extender/codec/nrt_decode.h"
+#include "extender/codec/pod_decode.h"
 #include "tests/support/fake_apiserver.h"
 #include "tests/support/http_client.h"
 #include "tests/support/spawn.h"

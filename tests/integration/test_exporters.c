@@ -18,9 +18,9 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "extender/explain.h"
-#include "extender/nrt_decode.h"
-#include "extender/pod_decode.h"
+#include "extender/cmd/explain.h"
+#include "extender/codec/nrt_decode.h"
+#include "extender/codec/pod_decode.h"
 
 #define DIR "tests/data/exporters/"
 

@@ -17,11 +17,11 @@
 #include <unistd.h>
 
 #include "extender/config.h"
-#include "extender/handlers.h"
-#include "extender/server.h"
-#include "extender/settings.h"
-#include "extender/source_kube.h"
-#include "extender/store.h"
+#include "extender/http/handlers.h"
+#include "extender/http/server.h"
+#include "extender/decide/settings.h"
+#include "extender/inventory/source_kube.h"
+#include "extender/inventory/store.h"
 #include "tests/support/fake_apiserver.h"
 #include "tests/support/http_client.h"
 #include "topology/alloc.h"

@@ -20,12 +20,12 @@
 #include <unistd.h>
 
 #include "extender/config.h"
-#include "extender/handlers.h"
-#include "extender/metrics.h"
-#include "extender/server.h"
-#include "extender/settings.h"
-#include "extender/source_files.h"
-#include "extender/store.h"
+#include "extender/http/handlers.h"
+#include "extender/http/metrics.h"
+#include "extender/http/server.h"
+#include "extender/decide/settings.h"
+#include "extender/inventory/source_files.h"
+#include "extender/inventory/store.h"
 #include "tests/support/http_client.h"
 #include "topology/alloc.h"
 

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "extender/doc.h"
+#include "extender/codec/doc.h"
 #include "topology/err.h"
 
 /* Sets msg and returns false, for "return dq_fail(msg, ...);". */

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "extender/doc.h"
+#include "extender/codec/doc.h"
 #include "topology/err.h"
 
 /* One YAML file, parsed (ok false: err says why). */

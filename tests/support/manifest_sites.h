@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 #include "extender/config.h"
-#include "extender/doc.h"
+#include "extender/codec/doc.h"
 #include "tests/support/kustomize.h"
 #include "topology/err.h"
 

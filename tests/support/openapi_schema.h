@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 
-#include "extender/doc.h"
+#include "extender/codec/doc.h"
 #include "topology/err.h"
 
 /* A field an API defines, by schema path ("zones[].costs[].value"; "[]"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Tests for the document tree (extender/doc*.c) and the NRT and pod decoders
- * (extender/nrt_decode.c, extender/pod_decode.c), against fixture files under
+ * (extender/codec/nrt_decode.c, extender/codec/pod_decode.c), against fixture files under
  * tests/data/decode/ and every scenario in tests/data/scenarios. Run from the repository root. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extender/doc.h"
-#include "extender/nrt_decode.h"
+#include "extender/codec/doc.h"
+#include "extender/codec/nrt_decode.h"
 #include "topology/inventory.h"
-#include "extender/pod_decode.h"
+#include "extender/codec/pod_decode.h"
 #include "topology/quantity.h"
 
 #define DATA "tests/data/decode/"

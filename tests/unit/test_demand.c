@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "extender/pod_decode.h"
+#include "extender/codec/pod_decode.h"
 #include "topology/demand.h"
 
 struct fixture {

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extender/encode.h"
-#include "extender/nrt_decode.h"
+#include "extender/codec/encode.h"
+#include "extender/codec/nrt_decode.h"
 #include "tests/support/inventory_equal.h"
 #include "topology/inventory.h"
 

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "extender/kube_client.h"
+#include "extender/kube/client.h"
 
 static char dir[] = "/tmp/numa-kube-XXXXXX";
 

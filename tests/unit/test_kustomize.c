@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "extender/doc.h"
+#include "extender/codec/doc.h"
 #include "tests/support/doc_query.h"
 #include "tests/support/kustomize.h"
 #include "topology/err.h"

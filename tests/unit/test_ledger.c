@@ -15,12 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "extender/doc.h"
-#include "extender/ledger.h"
-#include "extender/nrt_decode.h"
-#include "extender/pod_decode.h"
-#include "extender/source_pods.h"
-#include "extender/store.h"
+#include "extender/codec/doc.h"
+#include "extender/inventory/ledger.h"
+#include "extender/codec/nrt_decode.h"
+#include "extender/codec/pod_decode.h"
+#include "extender/inventory/source_pods.h"
+#include "extender/inventory/store.h"
 #include "extender/xalloc.h"
 #include "tests/support/inventory_equal.h"
 #include "topology/demand.h"

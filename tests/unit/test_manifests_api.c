@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 
 #include "extender/config.h"
-#include "extender/doc.h"
+#include "extender/codec/doc.h"
 #include "tests/support/doc_query.h"
 #include "tests/support/kustomize.h"
 #include "tests/support/manifest_sites.h"
@@ -161,7 +161,7 @@ static bool extract_from_source(const char *src, const char *origin, struct api_
 	char **lits = NULL;
 	size_t n = c_literals(src, &lits), i, before = calls->n;
 	bool any_version = false, ok = true;
-	bool reflector = strstr(src, "#include \"extender/kube_reflector.h\"") != NULL;
+	bool reflector = strstr(src, "#include \"extender/kube/reflector.h\"") != NULL;
 	bool posts = strstr(src, "CURLOPT_POSTFIELDS") != NULL;
 
 	for (i = 0; i < n; i++) {
@@ -225,15 +225,15 @@ static bool file_in_use(const char *name, const struct config *cfg)
 {
 	if (cfg == NULL)
 		return true;
-	if (strcmp(name, "kube_bind.c") == 0)
+	if (strcmp(name, "binder.c") == 0)
 		return cfg->bind_enabled;
 	if (strcmp(name, "source_pods.c") == 0)
 		return cfg->ledger_enabled && cfg->inventory_source == CONFIG_SOURCE_KUBERNETES;
 	return true;
 }
 
-/* The calls of every source file (cfg NULL), or of those a configuration
- * uses. */
+/* The calls of every source file under dir, its folders included (cfg
+ * NULL), or of those a configuration uses. */
 static bool extract_api_calls_for(const char *dir, const struct config *cfg, struct api_calls *calls,
 				  struct errmsg *msg)
 {
@@ -241,18 +241,24 @@ static bool extract_api_calls_for(const char *dir, const struct config *cfg, str
 	struct dirent *e;
 	bool ok = true;
 
-	memset(calls, 0, sizeof *calls);
 	if (d == NULL)
 		return dq_fail(msg, "%s: cannot open", dir);
 	while (ok && (e = readdir(d)) != NULL) {
 		char path[PATH_MAX], *src = NULL;
 		size_t len = 0;
 		struct errmsg ignored;
+		struct stat st;
 
-		if ((!dq_has_suffix(e->d_name, ".c") && !dq_has_suffix(e->d_name, ".h")) ||
-		    !file_in_use(e->d_name, cfg) ||
+		if (e->d_name[0] == '.' ||
 		    (size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path ||
-		    doc_read_file(path, 0, &src, &len, &ignored) != ERR_OK)
+		    stat(path, &st) != 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			ok = extract_api_calls_for(path, cfg, calls, msg);
+			continue;
+		}
+		if ((!dq_has_suffix(e->d_name, ".c") && !dq_has_suffix(e->d_name, ".h")) ||
+		    !file_in_use(e->d_name, cfg) || doc_read_file(path, 0, &src, &len, &ignored) != ERR_OK)
 			continue;
 		ok = extract_from_source(src, path, calls, msg);
 		free(src);
@@ -263,6 +269,7 @@ static bool extract_api_calls_for(const char *dir, const struct config *cfg, str
 
 static bool extract_api_calls(const char *dir, struct api_calls *calls, struct errmsg *msg)
 {
+	memset(calls, 0, sizeof *calls);
 	return extract_api_calls_for(dir, NULL, calls, msg);
 }
 
@@ -458,6 +465,7 @@ static void manifests_rbac_grants_exactly_the_api_calls_in_the_source(void **sta
 
 			snprintf(who, sizeof who, "%s: the ClusterRoles of service account %s", sets[i].dir,
 				 service_account(st.ext[j].podspec));
+			memset(&calls, 0, sizeof calls);
 			if (!extract_api_calls_for("extender", &st.ext[j].cfg, &calls, &msg) ||
 			    !extender_grants(&sets[i], &st.ext[j], have, &nhave, 64, &msg) ||
 			    !same_grants(have, nhave, &calls, who, &msg))

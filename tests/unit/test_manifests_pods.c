@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "extender/config.h"
-#include "extender/doc.h"
+#include "extender/codec/doc.h"
 #include "tests/support/doc_query.h"
 #include "tests/support/kustomize.h"
 #include "tests/support/manifest_sites.h"

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "extender/doc.h"
+#include "extender/codec/doc.h"
 #include "tests/support/openapi_schema.h"
 #include "topology/err.h"
 

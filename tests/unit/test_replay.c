@@ -19,10 +19,10 @@
 
 #include "extender/config.h"
 #include "extender/decisionlog.h"
-#include "extender/handlers.h"
-#include "extender/settings.h"
-#include "extender/source_files.h"
-#include "extender/store.h"
+#include "extender/http/handlers.h"
+#include "extender/decide/settings.h"
+#include "extender/inventory/source_files.h"
+#include "extender/inventory/store.h"
 #include "tests/support/http_client.h"
 #include "topology/alloc.h"
 

@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extender/doc.h"
-#include "extender/explain.h"
-#include "extender/nrt_decode.h"
-#include "extender/pod_decode.h"
+#include "extender/codec/doc.h"
+#include "extender/cmd/explain.h"
+#include "extender/codec/nrt_decode.h"
+#include "extender/codec/pod_decode.h"
 
 static const char *const dirs[] = { "tests/data/scenarios" };
 

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extender/nrt_decode.h"
-#include "extender/pod_decode.h"
+#include "extender/codec/nrt_decode.h"
+#include "extender/codec/pod_decode.h"
 #include "topology/alloc.h"
 #include "topology/demand.h"
 #include "topology/inventory.h"

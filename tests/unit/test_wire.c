@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Tests for the extender wire codec (extender/wire.c): ExtenderArgs decoding
+/* Tests for the extender wire codec (extender/codec/wire.c): ExtenderArgs decoding
  * against the shared fixtures and hand-made bodies, the 400-class versus
  * 200+Error split with exact messages, and the filter, error and prioritize
  * replies read back with json-c. Run from the repository root. */
@@ -15,10 +15,10 @@
 
 #include <json-c/json.h>
 
-#include "extender/doc.h"
-#include "extender/encode.h"
+#include "extender/codec/doc.h"
+#include "extender/codec/encode.h"
 #include "tests/support/http_client.h"
-#include "extender/wire.h"
+#include "extender/codec/wire.h"
 #include "topology/quantity.h"
 
 #define SHARED "tests/data/fixtures/wire/"

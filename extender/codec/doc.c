@@ -1,0 +1,506 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The format-neutral document tree: format detection, node ownership, typed
+ * reads, field paths and error text. The parsers live in doc_json.c and
+ * doc_yaml.c. */
+#include "extender/codec/doc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "extender/xalloc.h"
+
+enum err doc_parse(const char *buf, size_t len, const char *origin,
+		   struct doc ***docs, size_t *ndocs, struct errmsg *msg)
+{
+	struct doc *one = NULL;
+	enum err rc;
+	size_t i = 0;
+
+	*docs = NULL;
+	*ndocs = 0;
+	while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' ||
+			   buf[i] == '\n'))
+		i++;
+	/* A YAML flow mapping could also start with '{', but every JSON text
+	 * we are given is an object or array, and json-c's errors are far
+	 * clearer for JSON than libyaml's. */
+	if (i == len || (buf[i] != '{' && buf[i] != '['))
+		return doc_parse_yaml(buf, len, origin, docs, ndocs, msg);
+	rc = doc_parse_json(buf, len, origin, &one, msg);
+	if (rc != ERR_OK)
+		return rc;
+	*docs = xmalloc(sizeof **docs);
+	(*docs)[0] = one;
+	*ndocs = 1;
+	return ERR_OK;
+}
+
+struct doc *doc_new(enum doc_kind kind, unsigned line, unsigned column)
+{
+	struct doc *d = xcalloc(1, sizeof *d);
+
+	d->kind = kind;
+	d->line = line;
+	d->column = column;
+	return d;
+}
+
+void doc_set_text(struct doc *d, const char *text, size_t len)
+{
+	free(d->text);
+	d->text = xmemdup0(text, len);
+	d->len = len;
+}
+
+void doc_free(struct doc *d)
+{
+	size_t i;
+
+	if (d == NULL)
+		return;
+	for (i = 0; i < d->nchildren; i++) {
+		free(d->children[i].key);
+		doc_free(d->children[i].value);
+	}
+	free(d->children);
+	free(d->text);
+	free(d);
+}
+
+void doc_free_all(struct doc **docs, size_t n)
+{
+	size_t i;
+
+	if (docs == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		doc_free(docs[i]);
+	free(docs);
+}
+
+const struct doc *doc_get(const struct doc *obj, const char *key)
+{
+	size_t i;
+
+	if (obj == NULL || obj->kind != DOC_OBJECT)
+		return NULL;
+	for (i = 0; i < obj->nchildren; i++) {
+		if (strcmp(obj->children[i].key, key) == 0)
+			return obj->children[i].value;
+	}
+	return NULL;
+}
+
+const struct doc *doc_lookup(const struct doc *obj, const char *key)
+{
+	const struct doc *d = doc_get(obj, key);
+
+	return doc_is_null(d) ? NULL : d;
+}
+
+bool doc_is_null(const struct doc *d)
+{
+	static const char *const spellings[] = { "", "~", "null", "Null", "NULL" };
+	size_t i;
+
+	if (d == NULL || d->kind == DOC_NULL)
+		return true;
+	if (d->kind != DOC_PLAIN)
+		return false;
+	for (i = 0; i < sizeof spellings / sizeof spellings[0]; i++) {
+		if (strcmp(d->text, spellings[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* The YAML 1.2 core schema's int and float forms (decimal only, plus .inf and
+ * .nan), which is how a reader would classify "zones: 5". */
+static bool plain_is_number(const char *s)
+{
+	static const char *const special[] = {
+		".inf", ".Inf", ".INF", ".nan", ".NaN", ".NAN",
+	};
+	bool digits = false;
+	size_t i;
+
+	if (*s == '+' || *s == '-')
+		s++;
+	for (i = 0; i < sizeof special / sizeof special[0]; i++) {
+		if (strcmp(s, special[i]) == 0)
+			return true;
+	}
+	while (is_digit(*s)) {
+		s++;
+		digits = true;
+	}
+	if (*s == '.') {
+		s++;
+		while (is_digit(*s)) {
+			s++;
+			digits = true;
+		}
+	}
+	if (!digits)
+		return false;
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		if (!is_digit(*s))
+			return false;
+		while (is_digit(*s))
+			s++;
+	}
+	return *s == '\0';
+}
+
+static bool plain_is_bool(const char *s)
+{
+	static const char *const spellings[] = {
+		"true", "True", "TRUE", "false", "False", "FALSE",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof spellings / sizeof spellings[0]; i++) {
+		if (strcmp(s, spellings[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
+const char *doc_kind_name(const struct doc *d)
+{
+	if (doc_is_null(d))
+		return "null";
+	switch (d->kind) {
+	case DOC_NULL: return "null";
+	case DOC_BOOL: return "a boolean";
+	case DOC_NUMBER: return "a number";
+	case DOC_STRING: return "a string";
+	case DOC_PLAIN:
+		if (plain_is_bool(d->text))
+			return "a boolean";
+		if (plain_is_number(d->text))
+			return "a number";
+		return "a string";
+	case DOC_ARRAY: return "an array";
+	case DOC_OBJECT: return "an object";
+	}
+	return "?";
+}
+
+enum err doc_read_string(const struct doc *d, unsigned flags, const char **out,
+			 size_t *len, struct errmsg *msg)
+{
+	bool ok;
+
+	if (d == NULL) {
+		errmsg_set(msg, "missing");
+		return ERR_INVALID;
+	}
+	ok = d->kind == DOC_STRING || d->kind == DOC_PLAIN;
+	if ((flags & DOC_STR_SCALAR) != 0 &&
+	    (d->kind == DOC_NUMBER || d->kind == DOC_BOOL))
+		ok = true;
+	if (!ok) {
+		errmsg_set(msg, "expected a string, got %s", doc_kind_name(d));
+		return ERR_INVALID;
+	}
+	/* Callers hold C strings; a NUL would silently cut a name short. */
+	if (memchr(d->text, '\0', d->len) != NULL) {
+		errmsg_set(msg, "string contains a NUL byte");
+		return ERR_INVALID;
+	}
+	*out = d->text;
+	if (len != NULL)
+		*len = d->len;
+	return ERR_OK;
+}
+
+enum err doc_read_int64(const struct doc *d, int64_t *out, struct errmsg *msg)
+{
+	char quoted[DOC_QUOTE_CAP];
+	const char *s;
+	bool neg = false;
+	uint64_t v = 0;
+	size_t i = 0;
+
+	if (d == NULL) {
+		errmsg_set(msg, "missing");
+		return ERR_INVALID;
+	}
+	if (d->kind != DOC_NUMBER && d->kind != DOC_PLAIN) {
+		errmsg_set(msg, "expected an integer, got %s", doc_kind_name(d));
+		return ERR_INVALID;
+	}
+	s = d->text;
+	if (s[0] == '+' || s[0] == '-')
+		neg = s[i++] == '-';
+	if (i == d->len)
+		goto not_int;
+	for (; i < d->len; i++) {
+		if (!is_digit(s[i]))
+			goto not_int;
+		if (v > (UINT64_MAX - 9) / 10)
+			goto range;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (neg) {
+		if (v > (uint64_t)INT64_MAX + 1)
+			goto range;
+		*out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+	} else {
+		if (v > (uint64_t)INT64_MAX)
+			goto range;
+		*out = (int64_t)v;
+	}
+	return ERR_OK;
+not_int:
+	doc_quote(quoted, sizeof quoted, d->text, d->len);
+	errmsg_set(msg, "%s: not an integer", quoted);
+	return ERR_INVALID;
+range:
+	doc_quote(quoted, sizeof quoted, d->text, d->len);
+	errmsg_set(msg, "%s: out of range", quoted);
+	return ERR_RANGE;
+}
+
+static void set_errno_msg(struct errmsg *msg, const char *path,
+			  const char *what, int e)
+{
+	char buf[128];
+
+	if (strerror_r(e, buf, sizeof buf) != 0)
+		snprintf(buf, sizeof buf, "error %d", e);
+	errmsg_set(msg, "%s: %s: %s", path, what, buf);
+}
+
+enum err doc_read_file(const char *path, size_t max_bytes, char **buf,
+		       size_t *len, struct errmsg *msg)
+{
+	struct stat st;
+	enum err rc = ERR_OK;
+	char *data = NULL;
+	size_t cap, used = 0;
+	int fd;
+
+	*buf = NULL;
+	*len = 0;
+	if (max_bytes == 0 || max_bytes > DOC_MAX_FILE_BYTES)
+		max_bytes = DOC_MAX_FILE_BYTES;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		set_errno_msg(msg, path, "cannot open", errno);
+		return ERR_IO;
+	}
+	if (fstat(fd, &st) != 0) {
+		set_errno_msg(msg, path, "cannot stat", errno);
+		rc = ERR_IO;
+		goto out;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		errmsg_set(msg, "%s: is a directory", path);
+		rc = ERR_IO;
+		goto out;
+	}
+	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > max_bytes) {
+		errmsg_set(msg, "%s: larger than %zu bytes", path, max_bytes);
+		rc = ERR_TOO_LARGE;
+		goto out;
+	}
+	/* st_size is only a hint (files may grow, /proc reports 0): read until
+	 * EOF and enforce the ceiling on what actually arrives. */
+	cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 4096;
+	data = xmalloc(cap + 1);
+	for (;;) {
+		ssize_t n;
+
+		if (used == cap) {
+			cap = cap * 2 > max_bytes + 1 ? max_bytes + 1 : cap * 2;
+			data = xrealloc(data, cap + 1);
+		}
+		n = read(fd, data + used, cap - used);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			set_errno_msg(msg, path, "cannot read", errno);
+			rc = ERR_IO;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		used += (size_t)n;
+		if (used > max_bytes) {
+			errmsg_set(msg, "%s: larger than %zu bytes", path, max_bytes);
+			rc = ERR_TOO_LARGE;
+			goto out;
+		}
+	}
+	data[used] = '\0';
+	*buf = data;
+	*len = used;
+	data = NULL;
+out:
+	free(data);
+	close(fd);
+	return rc;
+}
+
+void doc_path_init(struct doc_path *p)
+{
+	p->text[0] = '\0';
+	p->len = 0;
+}
+
+static size_t path_append(struct doc_path *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static size_t path_append(struct doc_path *p, const char *fmt, ...)
+{
+	size_t mark = p->len;
+	size_t room = sizeof p->text - p->len;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(p->text + p->len, room, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		p->text[p->len] = '\0';
+	else if ((size_t)n >= room)
+		p->len = sizeof p->text - 1;
+	else
+		p->len += (size_t)n;
+	return mark;
+}
+
+size_t doc_path_key(struct doc_path *p, const char *key)
+{
+	return path_append(p, p->len == 0 ? "%s" : ".%s", key);
+}
+
+size_t doc_path_index(struct doc_path *p, size_t i)
+{
+	return path_append(p, "[%zu]", i);
+}
+
+void doc_path_pop(struct doc_path *p, size_t mark)
+{
+	if (mark < p->len) {
+		p->len = mark;
+		p->text[mark] = '\0';
+	}
+}
+
+void doc_errorf(struct errmsg *msg, const char *origin,
+		const struct doc_path *path, const char *fmt, ...)
+{
+	char problem[sizeof msg->text];
+	va_list ap;
+
+	if (msg == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(problem, sizeof problem, fmt, ap);
+	va_end(ap);
+	if (path == NULL || path->len == 0)
+		errmsg_set(msg, "%s: %s", origin, problem);
+	else
+		errmsg_set(msg, "%s: %s: %s", origin, path->text, problem);
+}
+
+void doc_error_prefix(struct errmsg *msg, const char *origin,
+		      const struct doc_path *path)
+{
+	if (path == NULL || path->len == 0)
+		errmsg_prefix(msg, "%s: ", origin);
+	else
+		errmsg_prefix(msg, "%s: %s: ", origin, path->text);
+}
+
+void doc_quote(char *buf, size_t cap, const char *text, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t shown = len > 64 ? 64 : len;
+	size_t n = 0, i;
+
+	buf[n++] = '"';
+	for (i = 0; i < shown && n + 8 < cap; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		if (c == '"' || c == '\\') {
+			buf[n++] = '\\';
+			buf[n++] = (char)c;
+		} else if (c < 0x20 || c >= 0x7f) {
+			buf[n++] = '\\';
+			buf[n++] = 'x';
+			buf[n++] = hex[c >> 4];
+			buf[n++] = hex[c & 0x0f];
+		} else {
+			buf[n++] = (char)c;
+		}
+	}
+	if (shown < len) {
+		memcpy(buf + n, "...", 3);
+		n += 3;
+	}
+	buf[n++] = '"';
+	buf[n] = '\0';
+}
+
+struct name_at {
+	const char *name;
+	size_t index;
+};
+
+static int name_at_cmp(const void *a, const void *b)
+{
+	const struct name_at *x = a;
+	const struct name_at *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c != 0)
+		return c;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+bool doc_find_duplicate(const char *const *names, size_t n, size_t *dup)
+{
+	struct name_at *sorted;
+	bool found = false;
+	size_t i;
+
+	if (n < 2)
+		return false;
+	sorted = xcalloc(n, sizeof *sorted);
+	for (i = 0; i < n; i++) {
+		sorted[i].name = names[i];
+		sorted[i].index = i;
+	}
+	qsort(sorted, n, sizeof *sorted, name_at_cmp);
+	/* Equal names sort by index, so the first repeat of each group is its
+	 * second element; report the earliest such repeat in source order. */
+	for (i = 1; i < n; i++) {
+		if (strcmp(sorted[i - 1].name, sorted[i].name) != 0)
+			continue;
+		if (!found || sorted[i].index < *dup)
+			*dup = sorted[i].index;
+		found = true;
+		while (i + 1 < n && strcmp(sorted[i].name, sorted[i + 1].name) == 0)
+			i++;
+	}
+	free(sorted);
+	return found;
+}

@@ -1,0 +1,875 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* NodeResourceTopology decoding: document tree -> struct nrt_object, plus the
+ * stream, list, file and directory entry points. Quantities become exact
+ * integers here (Value(), as the scheduler plugin reads them); nothing else is
+ * interpreted. */
+#include "extender/codec/nrt_decode.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "extender/xalloc.h"
+#include "topology/names.h"
+#include "topology/quantity.h"
+
+#define KIND_OBJECT "NodeResourceTopology"
+#define KIND_LIST "NodeResourceTopologyList"
+#define API_V1ALPHA1 "topology.node.k8s.io/v1alpha1"
+#define API_V1ALPHA2 "topology.node.k8s.io/v1alpha2"
+
+struct ctx {
+	const char *origin;
+	struct errmsg *msg;
+	struct doc_path path;
+};
+
+static enum err fail(struct ctx *c, enum err rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static enum err fail(struct ctx *c, enum err rc, const char *fmt, ...)
+{
+	char problem[sizeof c->msg->text];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(problem, sizeof problem, fmt, ap);
+	va_end(ap);
+	doc_errorf(c->msg, c->origin, &c->path, "%s", problem);
+	return rc;
+}
+
+/* For problems a callee (doc_read_*, quantity_parse) already wrote. */
+static enum err fail_prefixed(struct ctx *c, enum err rc)
+{
+	doc_error_prefix(c->msg, c->origin, &c->path);
+	return rc;
+}
+
+static enum err expect(struct ctx *c, const struct doc *d, enum doc_kind kind)
+{
+	if (d->kind == kind)
+		return ERR_OK;
+	return fail(c, ERR_INVALID, "expected %s, got %s",
+		    kind == DOC_ARRAY ? "an array" : "an object",
+		    doc_kind_name(d));
+}
+
+enum {
+	REQUIRED = 0x1,
+	NONEMPTY = 0x2,
+	ANY_SCALAR = 0x4, /* attribute values may be written as 8 or true */
+};
+
+/* Borrows obj.key's text; *out stays NULL when the field is absent and not
+ * required. The caller has pushed key onto the path. */
+static enum err text_at(struct ctx *c, const struct doc *obj, const char *key,
+			unsigned how, const char **out)
+{
+	const struct doc *d = doc_lookup(obj, key);
+	size_t len;
+	enum err rc;
+
+	*out = NULL;
+	if (d == NULL) {
+		if ((how & REQUIRED) != 0)
+			return fail(c, ERR_INVALID, "missing");
+		return ERR_OK;
+	}
+	rc = doc_read_string(d, (how & ANY_SCALAR) != 0 ? DOC_STR_SCALAR : 0,
+			     out, &len, c->msg);
+	if (rc != ERR_OK)
+		return fail_prefixed(c, rc);
+	if (len == 0 && (how & NONEMPTY) != 0)
+		return fail(c, ERR_INVALID, "must not be empty");
+	return ERR_OK;
+}
+
+static enum err read_string(struct ctx *c, const struct doc *obj,
+			    const char *key, unsigned how, char **out)
+{
+	size_t mark = doc_path_key(&c->path, key);
+	const char *text;
+	enum err rc;
+
+	rc = text_at(c, obj, key, how, &text);
+	if (rc == ERR_OK && text != NULL)
+		*out = xstrdup(text);
+	doc_path_pop(&c->path, mark);
+	return rc;
+}
+
+static bool is_byte_resource(const char *name)
+{
+	return strcmp(name, "memory") == 0 ||
+	       strncmp(name, "hugepages-", strlen("hugepages-")) == 0;
+}
+
+/* Memory and hugepages are byte counts where Value() rounds a fraction up, as
+ * Kubernetes does. Everything else counts whole things (exclusive CPUs,
+ * devices), and exporters do publish fractions there: fake-gpu-operator's
+ * "cpu: 3955m", koordlet's NUMA reservation "47750m", nri-plugins' millicore
+ * available. Only whole units can be handed out exclusively, so a fraction is
+ * rounded down ("3955m" counts 3 CPUs). */
+static enum err read_quantity(struct ctx *c, const struct doc *obj,
+			      const char *key, const char *resource,
+			      int64_t *out)
+{
+	size_t mark = doc_path_key(&c->path, key);
+	const struct doc *d = doc_lookup(obj, key);
+	char quoted[DOC_QUOTE_CAP];
+	struct quantity q;
+	enum err rc;
+
+	if (d == NULL) {
+		rc = fail(c, ERR_INVALID, "missing");
+		goto out;
+	}
+	if (d->kind != DOC_STRING && d->kind != DOC_PLAIN &&
+	    d->kind != DOC_NUMBER) {
+		rc = fail(c, ERR_INVALID, "expected a quantity, got %s",
+			  doc_kind_name(d));
+		goto out;
+	}
+	rc = quantity_parse(d->text, d->len, &q, c->msg);
+	if (rc != ERR_OK) {
+		rc = fail_prefixed(c, rc);
+		goto out;
+	}
+	doc_quote(quoted, sizeof quoted, d->text, d->len);
+	if (quantity_sign(&q) < 0) {
+		rc = fail(c, ERR_INVALID, "%s: must not be negative", quoted);
+		goto out;
+	}
+	rc = quantity_scaled(&q, 0, out);
+	if (rc != ERR_OK) {
+		rc = fail(c, rc, "%s: out of range (more than 2^63-1)", quoted);
+		goto out;
+	}
+	/* Value() rounded up; a non-negative fraction's floor is one less. */
+	if (!is_byte_resource(resource) && !quantity_is_exact(&q, 0))
+		(*out)--;
+out:
+	doc_path_pop(&c->path, mark);
+	return rc;
+}
+
+/* A name read into *name checked by rule; the error names the field. */
+static enum err check_name(struct ctx *c, const char *key, const char *name,
+			   bool (*rule)(const char *, size_t, char *, size_t),
+			   const char *what)
+{
+	char why[160], quoted[DOC_QUOTE_CAP];
+	size_t mark;
+	enum err rc = ERR_OK;
+
+	if (rule(name, strlen(name), why, sizeof why))
+		return ERR_OK;
+	mark = doc_path_key(&c->path, key);
+	doc_quote(quoted, sizeof quoted, name, strlen(name));
+	rc = fail(c, ERR_INVALID, "%s: not a valid %s: %s", quoted, what, why);
+	doc_path_pop(&c->path, mark);
+	return rc;
+}
+
+static enum err decode_resource(struct ctx *c, const struct doc *d,
+				struct nrt_resource *r)
+{
+	enum err rc;
+
+	rc = expect(c, d, DOC_OBJECT);
+	if (rc == ERR_OK)
+		rc = read_string(c, d, "name", REQUIRED | NONEMPTY, &r->name);
+	if (rc == ERR_OK)
+		rc = check_name(c, "name", r->name, name_is_resource, "resource name");
+	if (rc == ERR_OK)
+		rc = read_quantity(c, d, "capacity", r->name, &r->capacity);
+	if (rc == ERR_OK)
+		rc = read_quantity(c, d, "allocatable", r->name, &r->allocatable);
+	if (rc == ERR_OK)
+		rc = read_quantity(c, d, "available", r->name, &r->available);
+	return rc;
+}
+
+static enum err decode_cost(struct ctx *c, const struct doc *d,
+			    struct nrt_cost *cost)
+{
+	const struct doc *value;
+	size_t mark;
+	enum err rc;
+
+	rc = expect(c, d, DOC_OBJECT);
+	if (rc == ERR_OK)
+		rc = read_string(c, d, "name", REQUIRED | NONEMPTY, &cost->name);
+	if (rc != ERR_OK)
+		return rc;
+	mark = doc_path_key(&c->path, "value");
+	value = doc_lookup(d, "value");
+	if (value == NULL) {
+		rc = fail(c, ERR_INVALID, "missing");
+	} else {
+		rc = doc_read_int64(value, &cost->value, c->msg);
+		if (rc != ERR_OK)
+			rc = fail_prefixed(c, rc);
+	}
+	doc_path_pop(&c->path, mark);
+	return rc;
+}
+
+/* Looks up an optional array field; *arr is NULL when absent. The caller
+ * has pushed key onto the path. */
+static enum err optional_array(struct ctx *c, const struct doc *obj,
+			       const char *key, const struct doc **arr)
+{
+	*arr = doc_lookup(obj, key);
+	if (*arr == NULL)
+		return ERR_OK;
+	return expect(c, *arr, DOC_ARRAY);
+}
+
+static enum err decode_resources(struct ctx *c, const struct doc *zone,
+				 struct nrt_zone *z)
+{
+	size_t mark = doc_path_key(&c->path, "resources");
+	const struct doc *arr;
+	const char **names = NULL;
+	size_t i, dup;
+	enum err rc;
+
+	rc = optional_array(c, zone, "resources", &arr);
+	if (rc != ERR_OK || arr == NULL)
+		goto out;
+	z->resources = xcalloc(arr->nchildren, sizeof *z->resources);
+	z->nresources = arr->nchildren;
+	for (i = 0; i < arr->nchildren; i++) {
+		size_t m = doc_path_index(&c->path, i);
+
+		rc = decode_resource(c, arr->children[i].value, &z->resources[i]);
+		if (rc != ERR_OK)
+			goto out;
+		doc_path_pop(&c->path, m);
+	}
+	names = xcalloc(z->nresources, sizeof *names);
+	for (i = 0; i < z->nresources; i++)
+		names[i] = z->resources[i].name;
+	if (doc_find_duplicate(names, z->nresources, &dup)) {
+		char quoted[DOC_QUOTE_CAP];
+
+		doc_path_index(&c->path, dup);
+		doc_path_key(&c->path, "name");
+		doc_quote(quoted, sizeof quoted, names[dup], strlen(names[dup]));
+		rc = fail(c, ERR_INVALID, "duplicate resource %s", quoted);
+	}
+out:
+	free(names);
+	doc_path_pop(&c->path, mark);
+	return rc;
+}
+
+static enum err decode_costs(struct ctx *c, const struct doc *zone,
+			     struct nrt_zone *z)
+{
+	size_t mark = doc_path_key(&c->path, "costs");
+	const struct doc *arr;
+	size_t i;
+	enum err rc;
+
+	rc = optional_array(c, zone, "costs", &arr);
+	if (rc != ERR_OK || arr == NULL)
+		goto out;
+	z->costs = xcalloc(arr->nchildren, sizeof *z->costs);
+	z->ncosts = arr->nchildren;
+	for (i = 0; i < arr->nchildren; i++) {
+		size_t m = doc_path_index(&c->path, i);
+
+		rc = decode_cost(c, arr->children[i].value, &z->costs[i]);
+		if (rc != ERR_OK)
+			goto out;
+		doc_path_pop(&c->path, m);
+	}
+out:
+	doc_path_pop(&c->path, mark);
+	return rc;
+}
+
+static enum err decode_zone(struct ctx *c, const struct doc *d,
+			    struct nrt_zone *z)
+{
+	enum err rc;
+
+	rc = expect(c, d, DOC_OBJECT);
+	if (rc == ERR_OK)
+		rc = read_string(c, d, "name", REQUIRED | NONEMPTY, &z->name);
+	if (rc == ERR_OK)
+		rc = read_string(c, d, "type", REQUIRED, &z->type);
+	if (rc == ERR_OK)
+		rc = decode_resources(c, d, z);
+	if (rc == ERR_OK)
+		rc = decode_costs(c, d, z);
+	return rc;
+}
+
+static enum err decode_zones(struct ctx *c, const struct doc *obj,
+			     struct nrt_object *out)
+{
+	size_t mark = doc_path_key(&c->path, "zones");
+	const struct doc *arr = doc_lookup(obj, "zones");
+	size_t i;
+	enum err rc;
+
+	if (arr == NULL) {
+		rc = fail(c, ERR_INVALID, "missing");
+		goto out;
+	}
+	rc = expect(c, arr, DOC_ARRAY);
+	if (rc != ERR_OK)
+		goto out;
+	out->zones = xcalloc(arr->nchildren, sizeof *out->zones);
+	out->nzones = arr->nchildren;
+	for (i = 0; i < arr->nchildren; i++) {
+		size_t m = doc_path_index(&c->path, i);
+
+		rc = decode_zone(c, arr->children[i].value, &out->zones[i]);
+		if (rc != ERR_OK)
+			goto out;
+		doc_path_pop(&c->path, m);
+	}
+out:
+	doc_path_pop(&c->path, mark);
+	return rc;
+}
+
+static enum err decode_attributes(struct ctx *c, const struct doc *obj,
+				  struct nrt_object *out)
+{
+	size_t mark = doc_path_key(&c->path, "attributes");
+	const struct doc *arr;
+	size_t i;
+	enum err rc;
+
+	rc = optional_array(c, obj, "attributes", &arr);
+	if (rc != ERR_OK || arr == NULL)
+		goto out;
+	out->attributes = xcalloc(arr->nchildren, sizeof *out->attributes);
+	out->nattributes = arr->nchildren;
+	for (i = 0; i < arr->nchildren; i++) {
+		size_t m = doc_path_index(&c->path, i);
+		const struct doc *a = arr->children[i].value;
+		struct nrt_attribute *attr = &out->attributes[i];
+
+		rc = expect(c, a, DOC_OBJECT);
+		if (rc == ERR_OK)
+			rc = read_string(c, a, "name", REQUIRED | NONEMPTY,
+					 &attr->name);
+		if (rc == ERR_OK)
+			rc = read_string(c, a, "value", REQUIRED | ANY_SCALAR,
+					 &attr->value);
+		if (rc != ERR_OK)
+			goto out;
+		doc_path_pop(&c->path, m);
+	}
+out:
+	doc_path_pop(&c->path, mark);
+	return rc;
+}
+
+static enum err decode_policies(struct ctx *c, const struct doc *obj,
+				struct nrt_object *out)
+{
+	size_t mark = doc_path_key(&c->path, "topologyPolicies");
+	const struct doc *arr;
+	const char *text;
+	size_t i, len;
+	enum err rc;
+
+	rc = optional_array(c, obj, "topologyPolicies", &arr);
+	if (rc != ERR_OK || arr == NULL)
+		goto out;
+	out->policies = xcalloc(arr->nchildren, sizeof *out->policies);
+	out->npolicies = arr->nchildren;
+	for (i = 0; i < arr->nchildren; i++) {
+		size_t m = doc_path_index(&c->path, i);
+
+		rc = doc_read_string(arr->children[i].value, 0, &text, &len,
+				     c->msg);
+		if (rc != ERR_OK) {
+			rc = fail_prefixed(c, rc);
+			goto out;
+		}
+		out->policies[i] = xmemdup0(text, len);
+		doc_path_pop(&c->path, m);
+	}
+out:
+	doc_path_pop(&c->path, mark);
+	return rc;
+}
+
+static enum err decode_metadata(struct ctx *c, const struct doc *obj,
+				struct nrt_object *out)
+{
+	size_t mark = doc_path_key(&c->path, "metadata");
+	const struct doc *md = doc_lookup(obj, "metadata");
+	enum err rc;
+
+	if (md == NULL) {
+		rc = fail(c, ERR_INVALID, "missing");
+		goto out;
+	}
+	rc = expect(c, md, DOC_OBJECT);
+	if (rc == ERR_OK)
+		rc = read_string(c, md, "name", REQUIRED | NONEMPTY, &out->name);
+	if (rc == ERR_OK)
+		rc = check_name(c, "name", out->name, name_is_dns_subdomain,
+				"node name");
+	if (rc == ERR_OK)
+		rc = read_string(c, md, "resourceVersion", 0,
+				 &out->resource_version);
+out:
+	doc_path_pop(&c->path, mark);
+	return rc;
+}
+
+/* Agents that predate the attribute (and RTE still) put the pods
+ * fingerprint in the annotation topology.node.k8s.io/fingerprint;
+ * scheduler-plugins falls back to it, and so do we: it becomes the
+ * nodeTopologyPodsFingerprint attribute when that is absent. */
+static void legacy_fingerprint(const struct doc *obj, struct nrt_object *out)
+{
+	const struct doc *ann = doc_lookup(doc_lookup(obj, "metadata"), "annotations");
+	const struct doc *fp = ann && ann->kind == DOC_OBJECT
+				       ? doc_lookup(ann, "topology.node.k8s.io/fingerprint") : NULL;
+	size_t i;
+
+	if (fp == NULL || (fp->kind != DOC_STRING && fp->kind != DOC_PLAIN) || fp->len == 0 ||
+	    memchr(fp->text, '\0', fp->len))
+		return;
+	for (i = 0; i < out->nattributes; i++)
+		if (out->attributes[i].name && strcmp(out->attributes[i].name, "nodeTopologyPodsFingerprint") == 0)
+			return;
+	out->attributes = xreallocarray(out->attributes, out->nattributes + 1, sizeof *out->attributes);
+	out->attributes[out->nattributes].name = xstrdup("nodeTopologyPodsFingerprint");
+	out->attributes[out->nattributes].value = xstrdup(fp->text);
+	out->nattributes++;
+}
+
+static bool api_version_known(const char *v)
+{
+	return strcmp(v, API_V1ALPHA1) == 0 || strcmp(v, API_V1ALPHA2) == 0;
+}
+
+static enum err check_api_version(struct ctx *c, const char *v)
+{
+	char quoted[DOC_QUOTE_CAP];
+
+	if (v == NULL)
+		return fail(c, ERR_INVALID, "missing");
+	if (api_version_known(v))
+		return ERR_OK;
+	doc_quote(quoted, sizeof quoted, v, strlen(v));
+	return fail(c, ERR_INVALID, "%s: expected %s or %s", quoted,
+		    API_V1ALPHA1, API_V1ALPHA2);
+}
+
+/* One object. Items of a list may leave out kind, and apiVersion when the
+ * list gives one (default_api). */
+static enum err decode_object(struct ctx *c, const struct doc *d, bool in_list,
+			      const char *default_api, struct nrt_object *out)
+{
+	char quoted[DOC_QUOTE_CAP];
+	const char *text;
+	size_t mark;
+	enum err rc;
+
+	rc = expect(c, d, DOC_OBJECT);
+	if (rc != ERR_OK)
+		return rc;
+
+	mark = doc_path_key(&c->path, "kind");
+	rc = text_at(c, d, "kind", in_list ? 0 : REQUIRED, &text);
+	if (rc == ERR_OK && text != NULL && strcmp(text, KIND_OBJECT) != 0) {
+		doc_quote(quoted, sizeof quoted, text, strlen(text));
+		rc = fail(c, ERR_INVALID, "%s: expected %s", quoted, KIND_OBJECT);
+	}
+	doc_path_pop(&c->path, mark);
+	if (rc != ERR_OK)
+		return rc;
+
+	mark = doc_path_key(&c->path, "apiVersion");
+	rc = text_at(c, d, "apiVersion", default_api != NULL ? 0 : REQUIRED,
+		     &text);
+	if (rc == ERR_OK) {
+		if (text == NULL)
+			text = default_api;
+		rc = check_api_version(c, text);
+		if (rc == ERR_OK)
+			out->api_version = xstrdup(text);
+	}
+	doc_path_pop(&c->path, mark);
+
+	if (rc == ERR_OK)
+		rc = decode_metadata(c, d, out);
+	if (rc == ERR_OK)
+		rc = decode_policies(c, d, out);
+	if (rc == ERR_OK)
+		rc = decode_attributes(c, d, out);
+	if (rc == ERR_OK)
+		legacy_fingerprint(d, out);
+	if (rc == ERR_OK)
+		rc = decode_zones(c, d, out);
+	return rc;
+}
+
+enum err nrt_decode_doc(const struct doc *d, const char *origin,
+			struct nrt_object *out, struct errmsg *msg)
+{
+	struct ctx c = { .origin = origin, .msg = msg };
+	enum err rc;
+
+	memset(out, 0, sizeof *out);
+	doc_path_init(&c.path);
+	rc = decode_object(&c, d, false, NULL, out);
+	if (rc != ERR_OK)
+		nrt_object_cleanup(out);
+	return rc;
+}
+
+void nrt_objects_free(struct nrt_object *objs, size_t n)
+{
+	size_t i;
+
+	if (objs == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		nrt_object_cleanup(&objs[i]);
+	free(objs);
+}
+
+/* A growing array of decoded objects. */
+struct objlist {
+	struct nrt_object *v;
+	size_t n;
+	size_t cap;
+};
+
+static struct nrt_object *objlist_add(struct objlist *l)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 4;
+		l->v = xreallocarray(l->v, l->cap, sizeof *l->v);
+	}
+	memset(&l->v[l->n], 0, sizeof l->v[l->n]);
+	return &l->v[l->n++];
+}
+
+/* metadata.name of an undecoded item when it is a valid node name, else
+ * NULL: used to name the item in its error and keep its node known. */
+static const char *peek_name(const struct doc *d)
+{
+	const struct doc *n = doc_lookup(doc_lookup(d, "metadata"), "name");
+
+	if (n == NULL || (n->kind != DOC_STRING && n->kind != DOC_PLAIN) ||
+	    !name_is_dns_subdomain(n->text, n->len, NULL, 0))
+		return NULL;
+	return n->text;
+}
+
+/* Decodes into a new last element. On error, with isolate (a file of
+ * several objects) the element stays as a placeholder that carries the
+ * message (nrt_object.invalid) and the item's node name when readable, and
+ * the call succeeds; without, it is dropped and the error returned. */
+static enum err objlist_decode(struct objlist *l, struct ctx *c,
+			       const struct doc *d, bool in_list,
+			       const char *default_api, bool isolate)
+{
+	struct nrt_object *obj = objlist_add(l);
+	enum err rc = decode_object(c, d, in_list, default_api, obj);
+	const char *name;
+
+	if (rc == ERR_OK)
+		return ERR_OK;
+	nrt_object_cleanup(obj);
+	if (!isolate) {
+		l->n--;
+		return rc;
+	}
+	name = peek_name(d);
+	obj->name = xstrdup(name ? name : "");
+	obj->invalid = xstrdup(c->msg->text);
+	return ERR_OK;
+}
+
+/* The origin of one item of a file of several objects: its document number
+ * (in a stream) and its node name (when readable), so that every message
+ * names which item of the file it is about. */
+static void item_origin(char *buf, size_t size, const char *origin, size_t doc,
+			bool numbered, const struct doc *d)
+{
+	const char *name = peek_name(d);
+
+	if (numbered && name)
+		snprintf(buf, size, "%s (document %zu, node %s)", origin, doc + 1, name);
+	else if (numbered)
+		snprintf(buf, size, "%s (document %zu)", origin, doc + 1);
+	else if (name)
+		snprintf(buf, size, "%s (node %s)", origin, name);
+	else
+		snprintf(buf, size, "%s", origin);
+}
+
+static enum err decode_list(struct objlist *l, struct ctx *c,
+			    const struct doc *d, const char *kind)
+{
+	const char *default_api = NULL;
+	const struct doc *items;
+	size_t i, mark;
+	enum err rc = ERR_OK;
+
+	/* kubectl's "kind: List" is apiVersion v1 and its items say what they
+	 * are; a NodeResourceTopologyList's version applies to its items. */
+	if (strcmp(kind, KIND_LIST) == 0) {
+		mark = doc_path_key(&c->path, "apiVersion");
+		rc = text_at(c, d, "apiVersion", REQUIRED, &default_api);
+		if (rc == ERR_OK)
+			rc = check_api_version(c, default_api);
+		doc_path_pop(&c->path, mark);
+		if (rc != ERR_OK)
+			return rc;
+	}
+	mark = doc_path_key(&c->path, "items");
+	items = doc_lookup(d, "items");
+	if (items == NULL)
+		rc = fail(c, ERR_INVALID, "missing");
+	else
+		rc = expect(c, items, DOC_ARRAY);
+	for (i = 0; rc == ERR_OK && i < items->nchildren; i++) {
+		const struct doc *item = items->children[i].value;
+		size_t m = doc_path_index(&c->path, i);
+		const char *list_origin = c->origin;
+		char origin[512];
+
+		/* Each item stands or falls alone. */
+		item_origin(origin, sizeof origin, list_origin, 0, false, item);
+		c->origin = origin;
+		rc = objlist_decode(l, c, item, true, default_api, true);
+		c->origin = list_origin;
+		doc_path_pop(&c->path, m);
+	}
+	doc_path_pop(&c->path, mark);
+	return rc;
+}
+
+/* The kind of a top-level document when it names a list, else NULL. */
+static const char *list_kind(const struct doc *d)
+{
+	const struct doc *k = doc_lookup(d, "kind");
+
+	if (k == NULL || (k->kind != DOC_STRING && k->kind != DOC_PLAIN))
+		return NULL;
+	if (strcmp(k->text, KIND_LIST) == 0 || strcmp(k->text, "List") == 0)
+		return k->text;
+	return NULL;
+}
+
+enum err nrt_decode_buffer(const char *buf, size_t len, const char *origin,
+			   struct nrt_object **objs, size_t *nobjs,
+			   struct errmsg *msg)
+{
+	struct objlist l = { 0 };
+	struct doc **docs = NULL;
+	size_t ndocs = 0, nonnull = 0, i;
+	bool several = false;
+	enum err rc;
+
+	*objs = NULL;
+	*nobjs = 0;
+	rc = doc_parse(buf, len, origin, &docs, &ndocs, msg);
+	if (rc != ERR_OK)
+		return rc;
+	/* A file of several objects (a stream of several documents, or a
+	 * list): each object stands or falls alone. A file of one object is
+	 * that object, and its error is the file's. */
+	for (i = 0; i < ndocs; i++) {
+		if (doc_is_null(docs[i]))
+			continue;
+		nonnull++;
+		if (list_kind(docs[i]) != NULL)
+			several = true;
+	}
+	if (nonnull > 1)
+		several = true;
+	for (i = 0; i < ndocs; i++) {
+		char numbered[512];
+		struct ctx c = { .origin = origin, .msg = msg };
+		const char *kind;
+
+		if (doc_is_null(docs[i]))
+			continue;
+		doc_path_init(&c.path);
+		kind = list_kind(docs[i]);
+		if (kind != NULL) {
+			if (nonnull > 1) {
+				snprintf(numbered, sizeof numbered, "%s (document %zu)",
+					 origin, i + 1);
+				c.origin = numbered;
+			}
+			rc = decode_list(&l, &c, docs[i], kind);
+		} else {
+			if (several)
+				item_origin(numbered, sizeof numbered, origin, i, true, docs[i]);
+			else if (i > 0)
+				snprintf(numbered, sizeof numbered, "%s (document %zu)",
+					 origin, i + 1);
+			if (several || i > 0)
+				c.origin = numbered;
+			rc = objlist_decode(&l, &c, docs[i], false, NULL, several);
+		}
+		if (rc != ERR_OK)
+			goto out;
+	}
+	*objs = l.v;
+	*nobjs = l.n;
+	l.v = NULL;
+	l.n = 0;
+out:
+	nrt_objects_free(l.v, l.n);
+	doc_free_all(docs, ndocs);
+	return rc;
+}
+
+static enum err load_file(const char *path, struct objlist *l,
+			  struct errmsg *msg)
+{
+	struct nrt_object *objs = NULL;
+	size_t nobjs = 0, i;
+	char *buf = NULL;
+	size_t len = 0;
+	enum err rc;
+
+	rc = doc_read_file(path, DOC_MAX_FILE_BYTES, &buf, &len, msg);
+	if (rc != ERR_OK)
+		return rc;
+	rc = nrt_decode_buffer(buf, len, path, &objs, &nobjs, msg);
+	free(buf);
+	if (rc != ERR_OK)
+		return rc;
+	for (i = 0; i < nobjs; i++)
+		*objlist_add(l) = objs[i];
+	/* The elements moved into l; only the array itself is left. */
+	free(objs);
+	return ERR_OK;
+}
+
+static bool has_suffix(const char *name, const char *suffix)
+{
+	size_t n = strlen(name), s = strlen(suffix);
+
+	return n > s && strcmp(name + n - s, suffix) == 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	const char *const *x = a;
+	const char *const *y = b;
+
+	return strcmp(*x, *y);
+}
+
+static void set_errno_msg(struct errmsg *msg, const char *path,
+			  const char *what, int e)
+{
+	char buf[128];
+
+	if (strerror_r(e, buf, sizeof buf) != 0)
+		snprintf(buf, sizeof buf, "error %d", e);
+	errmsg_set(msg, "%s: %s: %s", path, what, buf);
+}
+
+static enum err load_dir(const char *path, struct objlist *l,
+			 struct errmsg *msg)
+{
+	char **names = NULL;
+	size_t n = 0, cap = 0, i;
+	enum err rc = ERR_OK;
+	struct dirent *e;
+	DIR *dir;
+
+	dir = opendir(path);
+	if (dir == NULL) {
+		set_errno_msg(msg, path, "cannot open directory", errno);
+		return ERR_IO;
+	}
+	for (;;) {
+		errno = 0;
+		e = readdir(dir);
+		if (e == NULL)
+			break;
+		if (!has_suffix(e->d_name, ".yaml") &&
+		    !has_suffix(e->d_name, ".yml") &&
+		    !has_suffix(e->d_name, ".json"))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			names = xreallocarray(names, cap, sizeof *names);
+		}
+		names[n++] = xstrdup(e->d_name);
+	}
+	if (errno != 0) {
+		set_errno_msg(msg, path, "cannot read directory", errno);
+		rc = ERR_IO;
+		goto out;
+	}
+	if (n > 0)
+		qsort(names, n, sizeof *names, cmp_names);
+	for (i = 0; i < n; i++) {
+		size_t plen = strlen(path);
+		bool slash = plen > 0 && path[plen - 1] == '/';
+		size_t flen = plen + 1 + strlen(names[i]) + 1;
+		char *full = xmalloc(flen);
+		struct stat st;
+
+		snprintf(full, flen, "%s%s%s", path, slash ? "" : "/", names[i]);
+		/* Subdirectories (and sockets...) named like data files are
+		 * not data; a dangling symlink is reported by the read. */
+		if (stat(full, &st) == 0 && !S_ISREG(st.st_mode)) {
+			free(full);
+			continue;
+		}
+		rc = load_file(full, l, msg);
+		free(full);
+		if (rc != ERR_OK)
+			goto out;
+	}
+out:
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	closedir(dir);
+	return rc;
+}
+
+enum err nrt_load_path(const char *path, struct nrt_object **objs,
+		       size_t *nobjs, struct errmsg *msg)
+{
+	struct objlist l = { 0 };
+	struct stat st;
+	enum err rc;
+
+	*objs = NULL;
+	*nobjs = 0;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		rc = load_dir(path, &l, msg);
+	else
+		rc = load_file(path, &l, msg);
+	if (rc != ERR_OK) {
+		nrt_objects_free(l.v, l.n);
+		return rc;
+	}
+	*objs = l.v;
+	*nobjs = l.n;
+	return ERR_OK;
+}

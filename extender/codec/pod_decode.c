@@ -1,0 +1,545 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Pod decoding: document tree -> struct pod_spec. Owns the admission order of
+ * containers and the checks on restartPolicy, names and quantities; leaves
+ * every defaulting rule to topology/. */
+#include "extender/codec/pod_decode.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "extender/xalloc.h"
+#include "topology/names.h"
+#include "topology/quantity.h"
+
+struct ctx {
+	const char *origin;
+	struct errmsg *msg;
+	struct doc_path path;
+};
+
+static enum err fail(struct ctx *c, enum err rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static enum err fail(struct ctx *c, enum err rc, const char *fmt, ...)
+{
+	char problem[sizeof c->msg->text];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(problem, sizeof problem, fmt, ap);
+	va_end(ap);
+	doc_errorf(c->msg, c->origin, &c->path, "%s", problem);
+	return rc;
+}
+
+/* For problems a callee (doc_read_*, quantity_parse) already wrote. */
+static enum err fail_prefixed(struct ctx *c, enum err rc)
+{
+	doc_error_prefix(c->msg, c->origin, &c->path);
+	return rc;
+}
+
+static enum err expect(struct ctx *c, const struct doc *d, enum doc_kind kind)
+{
+	if (d->kind == kind)
+		return ERR_OK;
+	return fail(c, ERR_INVALID, "expected %s, got %s",
+		    kind == DOC_ARRAY ? "an array" : "an object",
+		    doc_kind_name(d));
+}
+
+/* Borrows obj.key's text, or NULL when absent. The caller has pushed key
+ * onto the path. */
+static enum err text_at(struct ctx *c, const struct doc *obj, const char *key,
+			const char **out)
+{
+	const struct doc *d = doc_lookup(obj, key);
+	enum err rc;
+
+	*out = NULL;
+	if (d == NULL)
+		return ERR_OK;
+	rc = doc_read_string(d, 0, out, NULL, c->msg);
+	if (rc != ERR_OK)
+		return fail_prefixed(c, rc);
+	return ERR_OK;
+}
+
+/* Copies an optional string field (NULL when absent); with required, an
+ * absent or empty field is an error. */
+static enum err read_string(struct ctx *c, const struct doc *obj,
+			    const char *key, bool required, char **out)
+{
+	size_t mark = doc_path_key(&c->path, key);
+	const char *text;
+	enum err rc;
+
+	rc = text_at(c, obj, key, &text);
+	if (rc == ERR_OK && required && text == NULL)
+		rc = fail(c, ERR_INVALID, "missing");
+	else if (rc == ERR_OK && required && text[0] == '\0')
+		rc = fail(c, ERR_INVALID, "must not be empty");
+	if (rc == ERR_OK && text != NULL)
+		*out = xstrdup(text);
+	doc_path_pop(&c->path, mark);
+	return rc;
+}
+
+/* Looks up an optional field that must be an object when present. The
+ * caller has pushed key onto the path. */
+static enum err optional_object(struct ctx *c, const struct doc *obj,
+				const char *key, const struct doc **out)
+{
+	*out = doc_lookup(obj, key);
+	if (*out == NULL)
+		return ERR_OK;
+	return expect(c, *out, DOC_OBJECT);
+}
+
+/* A request or limit: not negative, and small enough that the kubelet's
+ * integer views of it exist (Value(), and MilliValue() for cpu, in int64):
+ * an absurdly large one is refused here with the field named rather than
+ * left to overflow later. */
+static enum err decode_quantity(struct ctx *c, const struct doc *d,
+				const char *name, struct quantity *q)
+{
+	char quoted[DOC_QUOTE_CAP];
+	int64_t v;
+	enum err rc;
+
+	if (d->kind != DOC_STRING && d->kind != DOC_PLAIN &&
+	    d->kind != DOC_NUMBER)
+		return fail(c, ERR_INVALID, "expected a quantity, got %s",
+			    doc_kind_name(d));
+	rc = quantity_parse(d->text, d->len, q, c->msg);
+	if (rc != ERR_OK)
+		return fail_prefixed(c, rc);
+	if (quantity_sign(q) < 0) {
+		doc_quote(quoted, sizeof quoted, d->text, d->len);
+		return fail(c, ERR_INVALID, "%s: must not be negative", quoted);
+	}
+	if (quantity_scaled(q, 0, &v) != ERR_OK ||
+	    (strcmp(name, "cpu") == 0 && quantity_scaled(q, -3, &v) != ERR_OK)) {
+		doc_quote(quoted, sizeof quoted, d->text, d->len);
+		return fail(c, ERR_RANGE, "%s: out of range (more than 2^63-1%s)", quoted,
+			    strcmp(name, "cpu") == 0 ? " millicores" : "");
+	}
+	return ERR_OK;
+}
+
+/* resources.requests or resources.limits: a map of resource name to
+ * quantity, kept in source order. */
+static enum err decode_quantities(struct ctx *c, const struct doc *res,
+				  const char *key, struct pod_quantity **list,
+				  size_t *n)
+{
+	size_t mark = doc_path_key(&c->path, key);
+	const struct doc *map;
+	char why[160];
+	size_t i;
+	enum err rc;
+
+	rc = optional_object(c, res, key, &map);
+	if (rc != ERR_OK || map == NULL)
+		goto out;
+	*list = xcalloc(map->nchildren, sizeof **list);
+	*n = map->nchildren;
+	for (i = 0; i < map->nchildren; i++) {
+		const struct doc_child *ch = &map->children[i];
+		size_t m;
+
+		if (ch->key[0] == '\0') {
+			rc = fail(c, ERR_INVALID, "empty resource name");
+			goto out;
+		}
+		m = doc_path_key(&c->path, ch->key);
+		(*list)[i].name = xstrdup(ch->key);
+		if (!name_is_resource(ch->key, strlen(ch->key), why, sizeof why)) {
+			char quoted[DOC_QUOTE_CAP];
+
+			doc_quote(quoted, sizeof quoted, ch->key, strlen(ch->key));
+			rc = fail(c, ERR_INVALID, "%s: not a valid resource name: %s", quoted, why);
+			goto out;
+		}
+		rc = decode_quantity(c, ch->value, ch->key, &(*list)[i].q);
+		if (rc != ERR_OK)
+			goto out;
+		doc_path_pop(&c->path, m);
+	}
+out:
+	doc_path_pop(&c->path, mark);
+	return rc;
+}
+
+static enum err decode_container(struct ctx *c, const struct doc *d,
+				 bool init, struct pod_container *out)
+{
+	const struct doc *res;
+	const char *policy;
+	size_t mark;
+	enum err rc;
+
+	rc = expect(c, d, DOC_OBJECT);
+	if (rc == ERR_OK)
+		rc = read_string(c, d, "name", true, &out->name);
+	if (rc != ERR_OK)
+		return rc;
+
+	mark = doc_path_key(&c->path, "restartPolicy");
+	rc = text_at(c, d, "restartPolicy", &policy);
+	out->kind = init ? CONTAINER_INIT : CONTAINER_APP;
+	if (rc == ERR_OK && policy != NULL) {
+		char quoted[DOC_QUOTE_CAP];
+
+		doc_quote(quoted, sizeof quoted, policy, strlen(policy));
+		/* Only restartable init containers (sidecars, KEP-753) may
+		 * set it; they run beside the app containers, which is why
+		 * the kind matters to the Topology Manager. */
+		if (!init)
+			rc = fail(c, ERR_INVALID,
+				  "%s: not allowed on an app container", quoted);
+		else if (strcmp(policy, "Always") != 0)
+			rc = fail(c, ERR_INVALID, "%s: expected Always", quoted);
+		else
+			out->kind = CONTAINER_SIDECAR;
+	}
+	doc_path_pop(&c->path, mark);
+	if (rc != ERR_OK)
+		return rc;
+
+	mark = doc_path_key(&c->path, "resources");
+	rc = optional_object(c, d, "resources", &res);
+	if (rc == ERR_OK && res != NULL)
+		rc = decode_quantities(c, res, "requests", &out->requests,
+				       &out->nrequests);
+	if (rc == ERR_OK && res != NULL)
+		rc = decode_quantities(c, res, "limits", &out->limits,
+				       &out->nlimits);
+	doc_path_pop(&c->path, mark);
+	return rc;
+}
+
+/* Appends spec.<key> to out->containers. */
+static enum err decode_containers(struct ctx *c, const struct doc *spec,
+				  const char *key, bool init,
+				  struct pod_spec *out)
+{
+	size_t mark = doc_path_key(&c->path, key);
+	const struct doc *arr = doc_lookup(spec, key);
+	size_t i, base;
+	enum err rc = ERR_OK;
+
+	if (arr == NULL) {
+		if (!init)
+			rc = fail(c, ERR_INVALID, "missing");
+		goto out;
+	}
+	rc = expect(c, arr, DOC_ARRAY);
+	if (rc != ERR_OK)
+		goto out;
+	if (!init && arr->nchildren == 0) {
+		rc = fail(c, ERR_INVALID, "must not be empty");
+		goto out;
+	}
+	base = out->ncontainers;
+	out->containers = xreallocarray(out->containers, base + arr->nchildren,
+					sizeof *out->containers);
+	memset(out->containers + base, 0,
+	       arr->nchildren * sizeof *out->containers);
+	out->ncontainers = base + arr->nchildren;
+	for (i = 0; i < arr->nchildren; i++) {
+		size_t m = doc_path_index(&c->path, i);
+
+		rc = decode_container(c, arr->children[i].value, init,
+				      &out->containers[base + i]);
+		if (rc != ERR_OK)
+			goto out;
+		doc_path_pop(&c->path, m);
+	}
+out:
+	doc_path_pop(&c->path, mark);
+	return rc;
+}
+
+/* Container names are unique across init and app containers in a pod. */
+static enum err check_names(struct ctx *c, const struct pod_spec *pod,
+			    size_t ninit)
+{
+	char quoted[DOC_QUOTE_CAP];
+	const char **names;
+	size_t i, dup;
+	enum err rc = ERR_OK;
+
+	names = xcalloc(pod->ncontainers, sizeof *names);
+	for (i = 0; i < pod->ncontainers; i++)
+		names[i] = pod->containers[i].name;
+	if (doc_find_duplicate(names, pod->ncontainers, &dup)) {
+		doc_path_key(&c->path, "spec");
+		if (dup < ninit) {
+			doc_path_key(&c->path, "initContainers");
+			doc_path_index(&c->path, dup);
+		} else {
+			doc_path_key(&c->path, "containers");
+			doc_path_index(&c->path, dup - ninit);
+		}
+		doc_path_key(&c->path, "name");
+		doc_quote(quoted, sizeof quoted, names[dup], strlen(names[dup]));
+		rc = fail(c, ERR_INVALID, "duplicate container name %s", quoted);
+	}
+	free(names);
+	return rc;
+}
+
+static enum err decode_status(struct ctx *c, const struct doc *pod,
+			      struct pod_spec *out)
+{
+	static const struct {
+		const char *name;
+		enum qos_class qos;
+	} classes[] = {
+		{ "Guaranteed", QOS_GUARANTEED },
+		{ "Burstable", QOS_BURSTABLE },
+		{ "BestEffort", QOS_BEST_EFFORT },
+	};
+	size_t mark = doc_path_key(&c->path, "status");
+	const struct doc *status;
+	const char *text = NULL;
+	size_t i, m;
+	enum err rc;
+
+	rc = optional_object(c, pod, "status", &status);
+	if (rc != ERR_OK || status == NULL)
+		goto out;
+	m = doc_path_key(&c->path, "qosClass");
+	rc = text_at(c, status, "qosClass", &text);
+	if (rc == ERR_OK && text != NULL) {
+		for (i = 0; i < sizeof classes / sizeof classes[0]; i++) {
+			if (strcmp(text, classes[i].name) == 0) {
+				out->has_status_qos = true;
+				out->status_qos = classes[i].qos;
+			}
+		}
+		if (!out->has_status_qos) {
+			char quoted[DOC_QUOTE_CAP];
+
+			doc_quote(quoted, sizeof quoted, text, strlen(text));
+			rc = fail(c, ERR_INVALID,
+				  "%s: expected Guaranteed, Burstable or BestEffort",
+				  quoted);
+		}
+	}
+	doc_path_pop(&c->path, m);
+out:
+	doc_path_pop(&c->path, mark);
+	return rc;
+}
+
+static enum err decode_pod(struct ctx *c, const struct doc *d,
+			   struct pod_spec *out)
+{
+	const struct doc *md, *spec;
+	const char *kind;
+	size_t mark, ninit;
+	enum err rc;
+
+	rc = expect(c, d, DOC_OBJECT);
+	if (rc != ERR_OK)
+		return rc;
+
+	mark = doc_path_key(&c->path, "kind");
+	rc = text_at(c, d, "kind", &kind);
+	if (rc == ERR_OK && kind != NULL && strcmp(kind, "Pod") != 0) {
+		char quoted[DOC_QUOTE_CAP];
+
+		doc_quote(quoted, sizeof quoted, kind, strlen(kind));
+		rc = fail(c, ERR_INVALID, "%s: expected Pod", quoted);
+	}
+	doc_path_pop(&c->path, mark);
+	if (rc != ERR_OK)
+		return rc;
+
+	mark = doc_path_key(&c->path, "metadata");
+	md = doc_lookup(d, "metadata");
+	if (md == NULL)
+		rc = fail(c, ERR_INVALID, "missing");
+	else
+		rc = expect(c, md, DOC_OBJECT);
+	if (rc == ERR_OK)
+		rc = read_string(c, md, "name", true, &out->name);
+	if (rc == ERR_OK)
+		rc = read_string(c, md, "namespace", false, &out->namespace_);
+	if (rc == ERR_OK)
+		rc = read_string(c, md, "uid", false, &out->uid);
+	doc_path_pop(&c->path, mark);
+	if (rc != ERR_OK)
+		return rc;
+	/* An empty namespace means the default one, as in the API server. */
+	if (out->namespace_ == NULL || out->namespace_[0] == '\0') {
+		free(out->namespace_);
+		out->namespace_ = xstrdup("default");
+	}
+
+	mark = doc_path_key(&c->path, "spec");
+	spec = doc_lookup(d, "spec");
+	if (spec == NULL)
+		rc = fail(c, ERR_INVALID, "missing");
+	else
+		rc = expect(c, spec, DOC_OBJECT);
+	if (rc == ERR_OK)
+		rc = decode_containers(c, spec, "initContainers", true, out);
+	ninit = out->ncontainers;
+	if (rc == ERR_OK)
+		rc = decode_containers(c, spec, "containers", false, out);
+	doc_path_pop(&c->path, mark);
+	if (rc == ERR_OK)
+		rc = check_names(c, out, ninit);
+	if (rc == ERR_OK)
+		rc = decode_status(c, d, out);
+	return rc;
+}
+
+enum err pod_decode_doc(const struct doc *d, const char *origin,
+			struct pod_spec *out, struct errmsg *msg)
+{
+	struct ctx c = { .origin = origin, .msg = msg };
+	enum err rc;
+
+	memset(out, 0, sizeof *out);
+	doc_path_init(&c.path);
+	rc = decode_pod(&c, d, out);
+	if (rc != ERR_OK)
+		pod_spec_cleanup(out);
+	return rc;
+}
+
+enum err pod_decode_buffer(const char *buf, size_t len, const char *origin,
+			   struct pod_spec *out, struct errmsg *msg)
+{
+	const struct doc *one = NULL;
+	struct doc **docs = NULL;
+	size_t ndocs = 0, i, n = 0;
+	enum err rc;
+
+	memset(out, 0, sizeof *out);
+	rc = doc_parse(buf, len, origin, &docs, &ndocs, msg);
+	if (rc != ERR_OK)
+		return rc;
+	/* A stray "---" before or after the pod is harmless. */
+	for (i = 0; i < ndocs; i++) {
+		if (!doc_is_null(docs[i])) {
+			one = docs[i];
+			n++;
+		}
+	}
+	if (n == 0) {
+		errmsg_set(msg, "%s: no document", origin);
+		rc = ERR_INVALID;
+	} else if (n > 1) {
+		errmsg_set(msg, "%s: expected one document, got %zu", origin, n);
+		rc = ERR_INVALID;
+	} else {
+		rc = pod_decode_doc(one, origin, out, msg);
+	}
+	doc_free_all(docs, ndocs);
+	return rc;
+}
+
+enum err pod_load_file(const char *path, struct pod_spec *out,
+		       struct errmsg *msg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	enum err rc;
+
+	memset(out, 0, sizeof *out);
+	rc = doc_read_file(path, DOC_MAX_FILE_BYTES, &buf, &len, msg);
+	if (rc != ERR_OK)
+		return rc;
+	rc = pod_decode_buffer(buf, len, path, out, msg);
+	free(buf);
+	return rc;
+}
+
+/* A new object holding only the given members of o (shared, referenced). */
+static struct json_object *keep(struct json_object *o, const char *const *keys,
+				struct json_object *(*shape)(const char *key, struct json_object *v))
+{
+	struct json_object *out = json_object_new_object(), *v;
+
+	for (; *keys; keys++)
+		if (json_object_object_get_ex(o, *keys, &v))
+			json_object_object_add(out, *keys, shape ? shape(*keys, v) : json_object_get(v));
+	return out;
+}
+
+static struct json_object *keep_container(struct json_object *c)
+{
+	static const char *const fields[] = { "name", "resources", "restartPolicy", NULL };
+
+	return json_object_is_type(c, json_type_object) ? keep(c, fields, NULL) : json_object_get(c);
+}
+
+static struct json_object *shape_spec(const char *key, struct json_object *v)
+{
+	struct json_object *out;
+	size_t i;
+
+	(void)key;
+	if (!json_object_is_type(v, json_type_array))
+		return json_object_get(v);
+	out = json_object_new_array_ext((int)json_object_array_length(v));
+	for (i = 0; i < json_object_array_length(v); i++)
+		json_object_array_add(out, keep_container(json_object_array_get_idx(v, i)));
+	return out;
+}
+
+static struct json_object *shape_pod(const char *key, struct json_object *v)
+{
+	static const char *const metadata[] = { "name", "namespace", "uid", NULL };
+	static const char *const spec[] = { "initContainers", "containers", NULL };
+	static const char *const status[] = { "qosClass", NULL };
+
+	if (!json_object_is_type(v, json_type_object))
+		return json_object_get(v);
+	if (strcmp(key, "metadata") == 0)
+		return keep(v, metadata, NULL);
+	if (strcmp(key, "spec") == 0)
+		return keep(v, spec, shape_spec);
+	if (strcmp(key, "status") == 0)
+		return keep(v, status, NULL);
+	return json_object_get(v);
+}
+
+/* Only what pod_decode_doc reads, in the same places: a pod from
+ * kube-scheduler carries managedFields, volumes, env and probes that would
+ * otherwise be converted on every request for nothing. */
+static struct json_object *pod_essentials(struct json_object *jo)
+{
+	static const char *const top[] = { "kind", "metadata", "spec", "status", NULL };
+
+	return json_object_is_type(jo, json_type_object) ? keep(jo, top, shape_pod) : json_object_get(jo);
+}
+
+enum err pod_decode_json(struct json_object *o, const char *origin, struct pod_spec *out,
+			 struct errmsg *msg)
+{
+	struct json_object *essentials = pod_essentials(o);
+	struct doc *d = NULL;
+	enum err rc;
+
+	rc = doc_from_json(essentials, &d, msg);
+	json_object_put(essentials);
+	if (rc != ERR_OK) {
+		memset(out, 0, sizeof *out);
+		errmsg_prefix(msg, "%s: ", origin);
+		return ERR_INVALID;
+	}
+	rc = pod_decode_doc(d, origin, out, msg);
+	doc_free(d);
+	return rc;
+}

@@ -1,0 +1,1267 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* ExtenderArgs in, ExtenderFilterResult and HostPriorityList out.
+ *
+ * Decoding parses the body once with json-c and then makes one light pass
+ * over the same text, which json-c has already accepted, for what json-c
+ * lets through or hides: forms outside RFC 8259 that its strict mode still
+ * takes, UTF-8 its validator passes (overlong forms, surrogates), keys
+ * holding \u0000 (json-c cuts keys at the NUL), the spelling of each
+ * top-level key, and where each NodeList item starts and ends, so passing
+ * items go back to the scheduler byte for byte instead of being
+ * re-serialised. Only the Pod member becomes a doc tree, for pod_decode_doc;
+ * names are copied into one buffer; the json-c tree is gone before
+ * wire_decode_args returns.
+ *
+ * Replies are written with a small string builder, not json-c objects: they
+ * are a fixed shape around the caller's strings and the request's bytes. */
+#include "extender/codec/wire.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "extender/codec/doc.h"
+#include "extender/codec/pod_decode.h"
+#include "extender/xalloc.h"
+#include "topology/textbuf.h"
+
+/* ExtenderArgs' fields. */
+enum field { FIELD_POD, FIELD_NODES, FIELD_NODE_NAMES, NFIELDS };
+
+static const char *const field_names[NFIELDS] = { "Pod", "Nodes", "NodeNames" };
+
+/* Room for a decoded key that can still name a field: "NodeNames" with every
+ * 's' spelled as the two-byte U+017F is 11 bytes. Longer keys name nothing
+ * here and are not decoded. */
+#define KEY_MAX 31
+
+/* ---- UTF-8 and JSON text ---------------------------------------------- */
+
+/* Plain bytes and UTF-8 sequences are judged by textbuf.h's json_skip_plain
+ * and utf8_seq_len: one definition for what we read and what we write. */
+
+static int hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static unsigned read_hex4(const char *s)
+{
+	unsigned v = 0;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		int h = hex_value(s[i]);
+
+		v = v * 16 + (unsigned)(h < 0 ? 0 : h);
+	}
+	return v;
+}
+
+static size_t put_utf8(char *out, unsigned cp)
+{
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (char)(0xC0 | (cp >> 6));
+		out[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (char)(0xE0 | (cp >> 12));
+		out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		out[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	out[0] = (char)(0xF0 | (cp >> 18));
+	out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+	out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+	out[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
+/* Decodes the contents of a JSON string s[0..n) (escapes already validated
+ * by json-c) into out, the way json-c decodes keys: a lone surrogate becomes
+ * U+FFFD. Returns the length, or SIZE_MAX when it exceeds KEY_MAX. */
+static size_t decode_key(const char *s, size_t n, char out[KEY_MAX + 1])
+{
+	size_t i = 0, o = 0;
+
+	while (i < n) {
+		char tmp[4];
+		size_t k = 1;
+		unsigned cp;
+
+		if (s[i] != '\\') {
+			tmp[0] = s[i++];
+		} else if (i + 1 < n && s[i + 1] != 'u') {
+			static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+			const char *e = memchr(from, s[i + 1], sizeof from - 1);
+
+			tmp[0] = e != NULL ? to[e - from] : s[i + 1];
+			i += 2;
+		} else if (n - i >= 6) {
+			cp = read_hex4(s + i + 2);
+			i += 6;
+			if (cp >= 0xD800 && cp <= 0xDBFF && n - i >= 6 &&
+			    s[i] == '\\' && s[i + 1] == 'u') {
+				unsigned lo = read_hex4(s + i + 2);
+
+				if (lo >= 0xDC00 && lo <= 0xDFFF) {
+					cp = 0x10000 + ((cp - 0xD800) << 10) +
+					     (lo - 0xDC00);
+					i += 6;
+				}
+			}
+			if (cp >= 0xD800 && cp <= 0xDFFF)
+				cp = 0xFFFD;
+			k = put_utf8(tmp, cp);
+		} else {
+			return SIZE_MAX; /* json-c would not have accepted it */
+		}
+		if (o + k > KEY_MAX)
+			return SIZE_MAX;
+		memcpy(out + o, tmp, k);
+		o += k;
+	}
+	out[o] = '\0';
+	return o;
+}
+
+/* ---- Field names ------------------------------------------------------- */
+
+static char ascii_upper(char c)
+{
+	return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
+}
+
+/* Whether key[0..n) equals name under Go's encoding/json folding (Unicode
+ * simple folding): ASCII case, and U+017F LATIN SMALL LETTER LONG S for 's'.
+ * The other non-ASCII fold into ASCII, U+212A KELVIN SIGN, is a 'k', which no
+ * field name holds. */
+static bool fold_equal(const char *key, size_t n, const char *name)
+{
+	size_t i = 0;
+
+	for (; *name != '\0'; name++) {
+		if (i < n && ascii_upper(key[i]) == ascii_upper(*name)) {
+			i++;
+		} else if ((*name == 's' || *name == 'S') && n - i >= 2 &&
+			   (unsigned char)key[i] == 0xC5 &&
+			   (unsigned char)key[i + 1] == 0xBF) {
+			i += 2;
+		} else {
+			return false;
+		}
+	}
+	return i == n;
+}
+
+/* The field a top-level key sets, or -1. Go looks for an exact match first,
+ * then a folded one; with these three names no two fold alike, so any match
+ * is the match. */
+static int field_of(const char *key, size_t n)
+{
+	int f;
+
+	for (f = 0; f < NFIELDS; f++) {
+		if (fold_equal(key, n, field_names[f]))
+			return f;
+	}
+	return -1;
+}
+
+/* ---- The pass over the text -------------------------------------------- */
+
+enum role {
+	ROLE_VALUE,     /* nothing to note */
+	ROLE_TOP,       /* the ExtenderArgs object: note key spellings */
+	ROLE_NODE_LIST, /* the value of Nodes: look for items */
+	ROLE_ITEMS,     /* Nodes.items: note where each item is */
+};
+
+struct scan {
+	const char *b;
+	size_t len;
+	size_t pos;
+	const char *problem; /* the first one found; NULL while none */
+	size_t bad;          /* its byte offset */
+	bool nul_key;        /* some key spells \u0000 */
+	/* How each field was spelled the first time it appeared; a second,
+	 * different spelling is a conflict (Go would merge or overwrite). */
+	char spelling[NFIELDS][KEY_MAX + 1];
+	bool seen[NFIELDS];
+	/* Where the last value of each field lies: [vstart, vend). */
+	size_t vstart[NFIELDS], vend[NFIELDS];
+	int conflict; /* the field spelled two ways, or -1 */
+	char conflict_key[KEY_MAX + 1];
+	/* Item spans [start, end) of the last items array of the last Nodes
+	 * object, the one json-c keeps (it keeps the last of duplicate keys). */
+	size_t *items;
+	size_t nitems;
+	size_t cap;
+	bool has_items;
+};
+
+static bool scan_fail(struct scan *sc, size_t at, const char *problem)
+{
+	if (sc->problem == NULL) {
+		sc->problem = problem;
+		sc->bad = at;
+	}
+	return false;
+}
+
+static void scan_ws(struct scan *sc)
+{
+	while (sc->pos < sc->len) {
+		char c = sc->b[sc->pos];
+
+		if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+			break;
+		sc->pos++;
+	}
+}
+
+/* A double-quoted string at sc->pos. Every byte of the body that is not
+ * structure passes through here, so the common bytes take one test each. */
+static bool scan_string(struct scan *sc, bool key)
+{
+	const unsigned char *b = (const unsigned char *)sc->b;
+	size_t i = sc->pos + 1, n;
+
+	for (;;) {
+		i = json_skip_plain(b, i, sc->len);
+		if (i >= sc->len)
+			return scan_fail(sc, sc->pos, "unterminated string");
+		if (b[i] == '"') {
+			sc->pos = i + 1;
+			return true;
+		}
+		if (b[i] == '\\') {
+			if (i + 1 < sc->len && b[i + 1] == 'u') {
+				if (sc->len - i < 6 || !isxdigit(b[i + 2]) || !isxdigit(b[i + 3]) ||
+				    !isxdigit(b[i + 4]) || !isxdigit(b[i + 5]))
+					return scan_fail(sc, i, "bad escape");
+				if (key && memcmp(b + i + 2, "0000", 4) == 0)
+					sc->nul_key = true;
+				i += 6;
+			} else if (i + 1 < sc->len) {
+				if (strchr("\"\\/bfnrt", b[i + 1]) == NULL || b[i + 1] == '\0')
+					return scan_fail(sc, i, "bad escape");
+				i += 2;
+			} else {
+				return scan_fail(sc, sc->pos, "unterminated string");
+			}
+		} else if (b[i] < 0x20) {
+			return scan_fail(sc, i, "unescaped control character in a string");
+		} else if ((n = utf8_seq_len(b + i, sc->len - i)) == 0) {
+			return scan_fail(sc, i, "invalid UTF-8");
+		} else {
+			i += n;
+		}
+	}
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* RFC 8259 number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+static bool rfc_number(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	if (i < n && s[i] == '-')
+		i++;
+	if (i < n && s[i] == '0') {
+		i++;
+	} else if (i < n && s[i] >= '1' && s[i] <= '9') {
+		while (i < n && is_digit(s[i]))
+			i++;
+	} else {
+		return false;
+	}
+	if (i < n && s[i] == '.') {
+		if (++i >= n || !is_digit(s[i]))
+			return false;
+		while (i < n && is_digit(s[i]))
+			i++;
+	}
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (i < n && (s[i] == '+' || s[i] == '-'))
+			i++;
+		if (i >= n || !is_digit(s[i]))
+			return false;
+		while (i < n && is_digit(s[i]))
+			i++;
+	}
+	return i == n;
+}
+
+/* A literal or number. json-c also takes NaN, Infinity, -Infinity and "1."
+ * in strict mode; Go does not, and echoing them would hand the scheduler a
+ * reply it cannot read. */
+static bool scan_scalar(struct scan *sc)
+{
+	size_t start = sc->pos, n;
+	const char *t = sc->b + start;
+
+	while (sc->pos < sc->len && strchr(" \t\n\r,]}:", sc->b[sc->pos]) == NULL)
+		sc->pos++;
+	n = sc->pos - start;
+	if ((n == 4 && memcmp(t, "true", 4) == 0) ||
+	    (n == 5 && memcmp(t, "false", 5) == 0) ||
+	    (n == 4 && memcmp(t, "null", 4) == 0) || rfc_number(t, n))
+		return true;
+	return scan_fail(sc, start, "not a JSON value (NaN, Infinity or a malformed number)");
+}
+
+static bool scan_value(struct scan *sc, unsigned depth, enum role role);
+
+static void note_field(struct scan *sc, int f, const char *key, size_t n)
+{
+	if (!sc->seen[f]) {
+		memcpy(sc->spelling[f], key, n + 1);
+		sc->seen[f] = true;
+	} else if (strcmp(sc->spelling[f], key) != 0 && sc->conflict < 0) {
+		sc->conflict = f;
+		memcpy(sc->conflict_key, key, n + 1);
+	}
+}
+
+static bool scan_object(struct scan *sc, unsigned depth, enum role role)
+{
+	if (depth > DOC_MAX_DEPTH)
+		return scan_fail(sc, sc->pos, "nesting too deep");
+	if (role == ROLE_NODE_LIST) {
+		sc->nitems = 0;
+		sc->has_items = false;
+	}
+	sc->pos++;
+	scan_ws(sc);
+	if (sc->pos < sc->len && sc->b[sc->pos] == '}') {
+		sc->pos++;
+		return true;
+	}
+	for (;;) {
+		enum role child = ROLE_VALUE;
+		size_t kstart;
+		int field = -1;
+
+		scan_ws(sc);
+		if (sc->pos < sc->len && sc->b[sc->pos] == '\'')
+			return scan_fail(sc, sc->pos, "single-quoted key");
+		if (sc->pos >= sc->len || sc->b[sc->pos] != '"')
+			return scan_fail(sc, sc->pos, "expected a key");
+		kstart = sc->pos;
+		if (!scan_string(sc, true))
+			return false;
+		if (role == ROLE_TOP || role == ROLE_NODE_LIST) {
+			char key[KEY_MAX + 1];
+			size_t n = decode_key(sc->b + kstart + 1,
+					      sc->pos - kstart - 2, key);
+			int f;
+
+			if (n != SIZE_MAX && role == ROLE_TOP &&
+			    (f = field_of(key, n)) >= 0) {
+				note_field(sc, f, key, n);
+				field = f;
+				if (f == FIELD_NODES)
+					child = ROLE_NODE_LIST;
+			} else if (n == 5 && role == ROLE_NODE_LIST &&
+				   memcmp(key, "items", 5) == 0) {
+				child = ROLE_ITEMS;
+			}
+		}
+		scan_ws(sc);
+		if (sc->pos >= sc->len || sc->b[sc->pos] != ':')
+			return scan_fail(sc, sc->pos, "expected ':'");
+		sc->pos++;
+		scan_ws(sc);
+		if (field >= 0)
+			sc->vstart[field] = sc->pos;
+		if (!scan_value(sc, depth, child))
+			return false;
+		if (field >= 0)
+			sc->vend[field] = sc->pos;
+		scan_ws(sc);
+		if (sc->pos < sc->len && sc->b[sc->pos] == ',') {
+			sc->pos++;
+		} else if (sc->pos < sc->len && sc->b[sc->pos] == '}') {
+			sc->pos++;
+			return true;
+		} else {
+			return scan_fail(sc, sc->pos, "expected ',' or '}'");
+		}
+	}
+}
+
+static bool scan_array(struct scan *sc, unsigned depth, enum role role)
+{
+	if (depth > DOC_MAX_DEPTH)
+		return scan_fail(sc, sc->pos, "nesting too deep");
+	if (role == ROLE_ITEMS) {
+		sc->nitems = 0;
+		sc->has_items = true;
+	}
+	sc->pos++;
+	scan_ws(sc);
+	if (sc->pos < sc->len && sc->b[sc->pos] == ']') {
+		sc->pos++;
+		return true;
+	}
+	for (;;) {
+		size_t start;
+		bool ok;
+
+		scan_ws(sc);
+		start = sc->pos;
+		/* Strings straight away: NodeNames is most of a names-mode
+		 * body. */
+		if (sc->pos < sc->len && sc->b[sc->pos] == '"')
+			ok = scan_string(sc, false);
+		else
+			ok = scan_value(sc, depth, ROLE_VALUE);
+		if (!ok)
+			return false;
+		if (role == ROLE_ITEMS) {
+			if (sc->nitems == sc->cap) {
+				sc->cap = sc->cap ? sc->cap * 2 : 64;
+				sc->items = xreallocarray(sc->items, sc->cap,
+							  2 * sizeof *sc->items);
+			}
+			sc->items[2 * sc->nitems] = start;
+			sc->items[2 * sc->nitems + 1] = sc->pos;
+			sc->nitems++;
+		}
+		scan_ws(sc);
+		if (sc->pos < sc->len && sc->b[sc->pos] == ',') {
+			sc->pos++;
+		} else if (sc->pos < sc->len && sc->b[sc->pos] == ']') {
+			sc->pos++;
+			return true;
+		} else {
+			return scan_fail(sc, sc->pos, "expected ',' or ']'");
+		}
+	}
+}
+
+/* One value; role applies only when the value has the expected kind. The
+ * recursion is bounded by json-c's depth limit, and checked again here. */
+static bool scan_value(struct scan *sc, unsigned depth, enum role role)
+{
+	scan_ws(sc);
+	if (sc->pos >= sc->len)
+		return scan_fail(sc, sc->pos, "unexpected end of input");
+	switch (sc->b[sc->pos]) {
+	case '{':
+		return scan_object(sc, depth + 1,
+				   role == ROLE_TOP || role == ROLE_NODE_LIST ? role
+									     : ROLE_VALUE);
+	case '[':
+		return scan_array(sc, depth + 1,
+				  role == ROLE_ITEMS ? role : ROLE_VALUE);
+	case '"':
+		return scan_string(sc, false);
+	default:
+		return scan_scalar(sc);
+	}
+}
+
+/* ---- Decoding ---------------------------------------------------------- */
+
+static const char *kind_name(const struct json_object *jo)
+{
+	switch (json_object_get_type(jo)) {
+	case json_type_null:
+		return "null";
+	case json_type_boolean:
+		return "a boolean";
+	case json_type_double:
+	case json_type_int:
+		return "a number";
+	case json_type_string:
+		return "a string";
+	case json_type_array:
+		return "an array";
+	case json_type_object:
+		return "an object";
+	}
+	return "something else";
+}
+
+/* json-c with a depth limit, nothing allowed after the value. UTF-8 is left
+ * to the scan, which checks it completely (json-c 0.16's check passes
+ * overlong forms and surrogates). */
+static enum err parse(const char *body, size_t len, struct json_object **root,
+		      struct errmsg *msg)
+{
+	struct json_tokener *tok = json_tokener_new_ex(DOC_MAX_DEPTH);
+	enum json_tokener_error jerr;
+	enum err rc = ERR_OK;
+	size_t end;
+
+	if (tok == NULL)
+		abort(); /* only fails when out of memory */
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	*root = json_tokener_parse_ex(tok, body, (int)len);
+	jerr = json_tokener_get_error(tok);
+	end = json_tokener_get_parse_end(tok);
+	if (jerr == json_tokener_continue) {
+		/* A top-level literal or number ("null", "7") waits for a
+		 * delimiter; a NUL ends it. Anything else stays incomplete. */
+		*root = json_tokener_parse_ex(tok, "", 1);
+		jerr = json_tokener_get_error(tok);
+		if (jerr == json_tokener_success)
+			end = len;
+		else
+			jerr = json_tokener_continue;
+	}
+	if (jerr == json_tokener_continue) {
+		errmsg_set(msg, "invalid JSON at byte %zu: unexpected end of input", len);
+		rc = ERR_PARSE;
+	} else if (jerr != json_tokener_success) {
+		errmsg_set(msg, "invalid JSON at byte %zu: %s", end,
+			   json_tokener_error_desc(jerr));
+		rc = ERR_PARSE;
+	} else if (end != len) {
+		/* json-c stops quietly at a NUL byte. */
+		errmsg_set(msg, "invalid JSON at byte %zu: unexpected data after the value",
+			   end);
+		rc = ERR_PARSE;
+	}
+	json_tokener_free(tok);
+	if (rc != ERR_OK) {
+		json_object_put(*root);
+		*root = NULL;
+	}
+	return rc;
+}
+
+/* Checks one node name; path is printed as list[i]field. */
+static enum err check_name(struct json_object *jo, const char *list, size_t i,
+			   const char *field, struct errmsg *msg)
+{
+	size_t n;
+
+	if (!json_object_is_type(jo, json_type_string)) {
+		errmsg_set(msg, "%s[%zu]%s: expected a string", list, i, field);
+		return ERR_INVALID;
+	}
+	n = (size_t)json_object_get_string_len(jo);
+	if (n == 0) {
+		errmsg_set(msg, "%s[%zu]%s: must not be empty", list, i, field);
+		return ERR_INVALID;
+	}
+	/* A C string would silently cut the name short. */
+	if (memchr(json_object_get_string(jo), '\0', n) != NULL) {
+		errmsg_set(msg, "%s[%zu]%s: contains a NUL byte", list, i, field);
+		return ERR_INVALID;
+	}
+	return ERR_OK;
+}
+
+/* A hash of a name, a word at a time: FNV-1a byte by byte, and strlen plus
+ * a variable-length memcpy for the tail, each cost more than the table. */
+static uint32_t name_hash(const char *s, size_t n)
+{
+	const uint64_t k = 0x9E3779B97F4A7C15u;
+	uint64_t h = n * k, w = 0;
+	size_t i;
+
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * k;
+		h ^= h >> 29;
+	}
+	w = 0;
+	for (i = 0; i < n; i++)
+		w |= (uint64_t)(unsigned char)s[i] << (8 * i);
+	h = (h ^ w) * k;
+	h ^= h >> 32;
+	return (uint32_t)h;
+}
+
+/* Marks names that repeat an earlier one, given their hashes, with an
+ * open-addressing set of name indexes at most two-thirds full: O(n), and
+ * 32 KiB at 5000 names, small enough to stay in cache. Indexes fit in 32
+ * bits: every name costs at least 3 bytes of a body below INT_MAX bytes. */
+static void find_repeats(struct wire_args *a, const uint32_t *hash)
+{
+	uint32_t *t; /* index + 1; 0 is empty */
+	size_t cap = 16, mask, i;
+
+	if (a->nnames < 2)
+		return;
+	while (cap < a->nnames + a->nnames / 2)
+		cap *= 2;
+	mask = cap - 1;
+	t = xcalloc(cap, sizeof *t);
+	for (i = 0; i < a->nnames; i++) {
+		size_t j;
+
+		for (j = hash[i] & mask; t[j] != 0; j = (j + 1) & mask) {
+			if (hash[t[j] - 1] == hash[i] &&
+			    strcmp(a->names[t[j] - 1], a->names[i]) == 0)
+				break;
+		}
+		if (t[j] == 0) {
+			t[j] = (uint32_t)(i + 1);
+			continue;
+		}
+		if (a->_repeat == NULL)
+			a->_repeat = xcalloc(a->nnames, 1);
+		a->_repeat[i] = 1;
+	}
+	free(t);
+}
+
+/* Copies n checked name strings into one buffer (two allocations, not n)
+ * and marks repeats, hashing each name while it is at hand. */
+/* Copies n names (text[i], lens[i] bytes) into a, back to back. */
+static void take_name_spans(struct wire_args *a, const char *const *text, const size_t *lens,
+			    size_t n)
+{
+	size_t i, total = 0, off = 0;
+	uint32_t *hash = xcalloc(n + 1, sizeof *hash);
+
+	for (i = 0; i < n; i++)
+		total += lens[i] + 1;
+	a->names = xcalloc(n + 1, sizeof *a->names);
+	a->_name_text = xmalloc(total ? total : 1);
+	for (i = 0; i < n; i++) {
+		memcpy(a->_name_text + off, text[i], lens[i]);
+		a->_name_text[off + lens[i]] = '\0';
+		a->names[i] = a->_name_text + off;
+		hash[i] = name_hash(a->names[i], lens[i]);
+		off += lens[i] + 1;
+	}
+	a->nnames = n;
+	a->_name_size = total;
+	find_repeats(a, hash);
+	free(hash);
+}
+
+static void take_names(struct wire_args *a, struct json_object *const *objs,
+		       size_t n)
+{
+	const char **text = xcalloc(n + 1, sizeof *text);
+	size_t *lens = xcalloc(n + 1, sizeof *lens), i;
+
+	for (i = 0; i < n; i++) {
+		text[i] = json_object_get_string(objs[i]);
+		lens[i] = (size_t)json_object_get_string_len(objs[i]);
+	}
+	take_name_spans(a, text, lens, n);
+	free(text);
+	free(lens);
+}
+
+static enum err decode_names(struct json_object *arr, struct wire_args *a,
+			     struct errmsg *msg)
+{
+	struct json_object **objs;
+	size_t i, n;
+	enum err rc = ERR_OK;
+
+	if (!json_object_is_type(arr, json_type_array)) {
+		errmsg_set(msg, "NodeNames: expected an array, got %s", kind_name(arr));
+		return ERR_INVALID;
+	}
+	n = json_object_array_length(arr);
+	objs = xcalloc(n + 1, sizeof *objs);
+	for (i = 0; i < n && rc == ERR_OK; i++) {
+		objs[i] = json_object_array_get_idx(arr, i);
+		rc = check_name(objs[i], "NodeNames", i, "", msg);
+	}
+	if (rc == ERR_OK)
+		take_names(a, objs, n);
+	free(objs);
+	return rc;
+}
+
+/* Takes the items' names and their exact source text, found by the scan. */
+static enum err decode_node_list(struct json_object *list, const struct scan *sc,
+				 struct wire_args *a, struct errmsg *msg)
+{
+	struct json_object *items, **objs = NULL;
+	size_t i, n, total = 0, off = 0;
+	enum err rc = ERR_OK;
+
+	if (!json_object_is_type(list, json_type_object)) {
+		errmsg_set(msg, "Nodes: expected an object, got %s", kind_name(list));
+		return ERR_INVALID;
+	}
+	if (!json_object_object_get_ex(list, "items", &items)) {
+		errmsg_set(msg, "Nodes.items: missing");
+		return ERR_INVALID;
+	}
+	if (!json_object_is_type(items, json_type_array)) {
+		errmsg_set(msg, "Nodes.items: expected an array, got %s",
+			   kind_name(items));
+		return ERR_INVALID;
+	}
+	n = json_object_array_length(items);
+	objs = xcalloc(n + 1, sizeof *objs);
+	for (i = 0; i < n && rc == ERR_OK; i++) {
+		struct json_object *item = json_object_array_get_idx(items, i);
+		struct json_object *md = NULL;
+
+		rc = ERR_INVALID;
+		if (!json_object_is_type(item, json_type_object))
+			errmsg_set(msg, "Nodes.items[%zu]: expected an object, got %s",
+				   i, kind_name(item));
+		else if (!json_object_object_get_ex(item, "metadata", &md) || md == NULL)
+			errmsg_set(msg, "Nodes.items[%zu].metadata: missing", i);
+		else if (!json_object_is_type(md, json_type_object))
+			errmsg_set(msg, "Nodes.items[%zu].metadata: expected an object, got %s",
+				   i, kind_name(md));
+		else if (!json_object_object_get_ex(md, "name", &objs[i]) ||
+			 objs[i] == NULL)
+			errmsg_set(msg, "Nodes.items[%zu].metadata.name: missing", i);
+		else
+			rc = check_name(objs[i], "Nodes.items", i, ".metadata.name", msg);
+	}
+	if (rc != ERR_OK)
+		goto out;
+	/* Not expected: both read the same accepted text. Refuse rather than
+	 * echo the wrong bytes. */
+	if (!sc->has_items || sc->nitems != n) {
+		errmsg_set(msg, "invalid JSON: Nodes.items out of step with the parser");
+		rc = ERR_PARSE;
+		goto out;
+	}
+	take_names(a, objs, n);
+	for (i = 0; i < n; i++)
+		total += sc->items[2 * i + 1] - sc->items[2 * i];
+	a->_items = xmalloc(total ? total : 1);
+	a->_item_end = xcalloc(n + 1, sizeof *a->_item_end);
+	for (i = 0; i < n; i++) {
+		size_t len = sc->items[2 * i + 1] - sc->items[2 * i];
+
+		memcpy(a->_items + off, sc->b + sc->items[2 * i], len);
+		off += len;
+		a->_item_end[i] = off;
+	}
+out:
+	free(objs);
+	return rc;
+}
+
+/* pod_decode_doc writes "Pod: spec.containers[0]...: problem"; the path
+ * reads better as one, "Pod.spec.containers[0]...". Only a message that
+ * starts with a pod field is rewritten. */
+static void pod_path(struct errmsg *msg)
+{
+	static const char *const fields[] = { "metadata", "spec", "status", "kind" };
+	char *p;
+	size_t i;
+
+	if (msg == NULL || strncmp(msg->text, "Pod: ", 5) != 0)
+		return;
+	p = msg->text + 5;
+	for (i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+		size_t n = strlen(fields[i]);
+
+		if (strncmp(p, fields[i], n) == 0 && p[n] != '\0' &&
+		    strchr(".[:", p[n]) != NULL) {
+			msg->text[3] = '.';
+			memmove(msg->text + 4, p, strlen(p) + 1);
+			return;
+		}
+	}
+}
+
+static enum err decode_pod(struct json_object *jo, struct pod_spec *pod,
+			   struct errmsg *msg)
+{
+	enum err rc = pod_decode_json(jo, "Pod", pod, msg);
+
+	if (rc != ERR_OK) {
+		/* Quantity syntax and range errors too: the JSON was fine, the
+		 * pod is not usable, and the scheduler should hear why. */
+		pod_path(msg);
+		rc = ERR_INVALID;
+	}
+	return rc;
+}
+
+/* The names of a NodeNames array [start, end) of body when every element is
+ * a non-empty string without escapes (what kube-scheduler sends); false
+ * otherwise, for the general path and its exact messages. The scan already
+ * checked the syntax and the UTF-8, and raw control bytes (NUL among them)
+ * cannot appear in a string it accepted. */
+static bool plain_names(const char *body, size_t start, size_t end, const char ***text,
+			size_t **lens, size_t *n)
+{
+	size_t i = start + 1, cap = 0;
+
+	*text = NULL;
+	*lens = NULL;
+	*n = 0;
+	for (;;) {
+		const char *q;
+
+		while (i < end && strchr(" \t\n\r", body[i]) != NULL && body[i] != '\0')
+			i++;
+		if (i < end && body[i] == ']' && *n == 0)
+			return true;
+		if (i >= end || body[i] != '"')
+			return false;
+		q = memchr(body + i + 1, '"', end - i - 1);
+		if (q == NULL || q == body + i + 1 || memchr(body + i + 1, '\\', (size_t)(q - body) - i - 1))
+			return false;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 64;
+			*text = xreallocarray(*text, cap, sizeof **text);
+			*lens = xreallocarray(*lens, cap, sizeof **lens);
+		}
+		(*text)[*n] = body + i + 1;
+		(*lens)[*n] = (size_t)(q - body) - i - 1;
+		(*n)++;
+		i = (size_t)(q - body) + 1;
+		while (i < end && strchr(" \t\n\r", body[i]) != NULL && body[i] != '\0')
+			i++;
+		if (i < end && body[i] == ',') {
+			i++;
+			continue;
+		}
+		return i < end && body[i] == ']';
+	}
+}
+
+/* The common request without json-c's tree of every name: a scanned body
+ * with Pod an object, Nodes absent or null and NodeNames plain strings. Only
+ * the Pod is parsed by json-c. 1: decoded (or 0 > rc: the pod's own error,
+ * the same the general path gives); 0: not that request, take the general
+ * path. */
+static int decode_common(const struct scan *sc, const char *body, struct wire_args *out,
+			 enum err *rc, struct errmsg *msg)
+{
+	const char **text;
+	size_t *lens, n;
+	struct json_object *pod;
+	struct json_tokener *tok;
+	size_t ps, pe;
+
+	if (sc->nul_key || sc->conflict >= 0 || body[0] != '{' || !sc->seen[FIELD_POD] ||
+	    !sc->seen[FIELD_NODE_NAMES] || body[sc->vstart[FIELD_POD]] != '{' ||
+	    body[sc->vstart[FIELD_NODE_NAMES]] != '[' ||
+	    (sc->seen[FIELD_NODES] && (sc->vend[FIELD_NODES] - sc->vstart[FIELD_NODES] != 4 ||
+				       memcmp(body + sc->vstart[FIELD_NODES], "null", 4) != 0)))
+		return 0;
+	if (!plain_names(body, sc->vstart[FIELD_NODE_NAMES], sc->vend[FIELD_NODE_NAMES], &text, &lens, &n))
+		goto general;
+	ps = sc->vstart[FIELD_POD];
+	pe = sc->vend[FIELD_POD];
+	tok = json_tokener_new_ex(DOC_MAX_DEPTH);
+	if (tok == NULL)
+		abort();
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	pod = json_tokener_parse_ex(tok, body + ps, (int)(pe - ps));
+	if (pod == NULL || json_tokener_get_error(tok) != json_tokener_success ||
+	    json_tokener_get_parse_end(tok) != pe - ps) {
+		json_object_put(pod);
+		json_tokener_free(tok);
+		goto general;
+	}
+	json_tokener_free(tok);
+	*rc = decode_pod(pod, &out->pod, msg);
+	json_object_put(pod);
+	if (*rc == ERR_OK) {
+		out->mode = WIRE_NODE_NAMES;
+		take_name_spans(out, text, lens, n);
+	}
+	free(text);
+	free(lens);
+	return 1;
+general:
+	free(text);
+	free(lens);
+	return 0;
+}
+
+/* Tests compare the two paths: false sends every request the general way. */
+bool wire_common_path = true;
+
+enum err wire_decode_args(const char *body, size_t len, struct wire_args *out,
+			  struct errmsg *msg)
+{
+	struct json_object *root = NULL, *val[NFIELDS] = { NULL };
+	struct scan sc;
+	bool scanned;
+	enum err rc;
+	int f;
+
+	memset(out, 0, sizeof *out);
+	memset(&sc, 0, sizeof sc);
+	sc.b = body;
+	sc.len = len;
+	sc.conflict = -1;
+	if (len > INT_MAX) {
+		errmsg_set(msg, "request body larger than %d bytes", INT_MAX);
+		return ERR_TOO_LARGE;
+	}
+	/* The scan first, once: a body it accepts in the common shape needs
+	 * no json-c tree of its names. Anything else goes the general way,
+	 * json-c's verdict first, so that every message stays what it was. */
+	scanned = scan_value(&sc, 0, ROLE_TOP) && (scan_ws(&sc), sc.pos == len);
+	if (!scanned)
+		scan_fail(&sc, sc.pos, "unexpected data after the value");
+	else if (wire_common_path && decode_common(&sc, body, out, &rc, msg)) {
+		free(sc.items);
+		if (rc != ERR_OK)
+			wire_args_cleanup(out);
+		return rc;
+	}
+	rc = parse(body, len, &root, msg);
+	if (rc != ERR_OK)
+		goto out;
+	if (!scanned) {
+		errmsg_set(msg, "invalid JSON at byte %zu: %s", sc.bad, sc.problem);
+		rc = ERR_PARSE;
+		goto out;
+	}
+	rc = ERR_INVALID;
+	if (sc.nul_key) {
+		errmsg_set(msg, "an object key holds \\u0000, which cannot be decoded faithfully");
+		goto out;
+	}
+	if (!json_object_is_type(root, json_type_object)) {
+		errmsg_set(msg, "ExtenderArgs: expected an object, got %s", kind_name(root));
+		goto out;
+	}
+	if (sc.conflict >= 0) {
+		char a[DOC_QUOTE_CAP], b[DOC_QUOTE_CAP];
+
+		doc_quote(a, sizeof a, sc.spelling[sc.conflict],
+			  strlen(sc.spelling[sc.conflict]));
+		doc_quote(b, sizeof b, sc.conflict_key, strlen(sc.conflict_key));
+		errmsg_set(msg, "%s given twice, as %s and %s",
+			   field_names[sc.conflict], a, b);
+		goto out;
+	}
+	for (f = 0; f < NFIELDS; f++) {
+		/* The scan saw the key, so json-c holds it under the same
+		 * decoded spelling (keys with a NUL were refused above). */
+		if (sc.seen[f] && !json_object_object_get_ex(root, sc.spelling[f], &val[f])) {
+			errmsg_set(msg, "invalid JSON: %s out of step with the parser",
+				   field_names[f]);
+			rc = ERR_PARSE;
+			goto out;
+		}
+	}
+	if (!sc.seen[FIELD_POD]) {
+		errmsg_set(msg, "Pod: missing");
+		goto out;
+	}
+	if (!json_object_is_type(val[FIELD_POD], json_type_object)) {
+		errmsg_set(msg, "Pod: expected an object, got %s",
+			   kind_name(val[FIELD_POD]));
+		goto out;
+	}
+	/* json-c holds null as a NULL pointer; absent reads the same, as Go
+	 * leaves the pointer nil. */
+	if (val[FIELD_NODES] == NULL && val[FIELD_NODE_NAMES] == NULL) {
+		errmsg_set(msg, "Nodes and NodeNames are both null");
+		goto out;
+	}
+	if (val[FIELD_NODES] != NULL && val[FIELD_NODE_NAMES] != NULL) {
+		errmsg_set(msg, "Nodes and NodeNames are both set");
+		goto out;
+	}
+	rc = decode_pod(val[FIELD_POD], &out->pod, msg);
+	if (rc != ERR_OK)
+		goto out;
+	if (val[FIELD_NODE_NAMES] != NULL) {
+		out->mode = WIRE_NODE_NAMES;
+		rc = decode_names(val[FIELD_NODE_NAMES], out, msg);
+	} else {
+		out->mode = WIRE_NODE_LIST;
+		rc = decode_node_list(val[FIELD_NODES], &sc, out, msg);
+	}
+out:
+	json_object_put(root);
+	free(sc.items);
+	if (rc != ERR_OK)
+		wire_args_cleanup(out);
+	return rc;
+}
+
+void wire_args_cleanup(struct wire_args *a)
+{
+	if (a == NULL)
+		return;
+	pod_spec_cleanup(&a->pod);
+	free(a->names);
+	free(a->_name_text);
+	free(a->_repeat);
+	free(a->_items);
+	free(a->_item_end);
+	memset(a, 0, sizeof *a);
+}
+
+/* ---- Encoding ---------------------------------------------------------- */
+
+/* Replies are built in the bounded text builder. Their size follows the
+ * request's (names are echoed, at most 6 bytes per byte escaped; reasons are
+ * a few hundred bytes per node), so the ceiling only stops the absurd; a
+ * reply that would pass it is replaced by an error reply. */
+#define REPLY_MAX ((size_t)512 << 20)
+#define TB_LIT(b, s) textbuf_add((b), (s), sizeof(s) - 1)
+#define REPLY_TOO_LARGE_FILTER                                                         \
+	"{\"Nodes\":null,\"NodeNames\":null,\"FailedNodes\":{},"                       \
+	"\"FailedAndUnresolvableNodes\":{},\"Error\":\"the reply would exceed 512 MiB\"}"
+
+/* Names sit back to back in one buffer, so their lengths come free. */
+static void tb_name(struct textbuf *b, const struct wire_args *a, size_t i)
+{
+	const char *end = i + 1 < a->nnames ? a->names[i + 1]
+					    : a->_name_text + a->_name_size;
+
+	textbuf_json_str(b, a->names[i], (size_t)(end - a->names[i]) - 1);
+}
+
+/* The builder's text handed over, or, past the ceiling, the fallback. */
+static char *tb_finish(struct textbuf *b, const char *fallback, size_t *len)
+{
+	if (textbuf_failed(b)) {
+		textbuf_free(b);
+		textbuf_init(b, REPLY_MAX);
+		textbuf_adds(b, fallback);
+	}
+	return textbuf_take(b, len);
+}
+
+static bool repeated(const struct wire_args *a, size_t i)
+{
+	return a->_repeat != NULL && a->_repeat[i] != 0;
+}
+
+static enum wire_outcome bucket(enum wire_outcome o)
+{
+	return o == WIRE_PASS || o == WIRE_FAILED ? o : WIRE_UNRESOLVABLE;
+}
+
+/* The members of FailedNodes or FailedAndUnresolvableNodes. */
+static void put_map(struct textbuf *b, const struct wire_args *a,
+		    const enum wire_outcome *outcome, const char *const *reasons,
+		    enum wire_outcome which)
+{
+	/* Callers pass one pointer per distinct reason (handlers intern them):
+	 * the escaped text of the last few is copied, not escaped again. */
+	struct {
+		const char *reason;
+		size_t at, len;
+	} seen[8];
+	size_t nseen = 0, i, k;
+	bool first = true;
+
+	for (i = 0; i < a->nnames; i++) {
+		const char *reason = reasons != NULL ? reasons[i] : NULL;
+
+		if (repeated(a, i) || bucket(outcome[i]) != which)
+			continue;
+		if (!first)
+			textbuf_addc(b, ',');
+		first = false;
+		tb_name(b, a, i);
+		textbuf_addc(b, ':');
+		for (k = 0; k < nseen && seen[k].reason != reason; k++)
+			;
+		if (reason != NULL && k < nseen) {
+			textbuf_repeat(b, seen[k].at, seen[k].len);
+			continue;
+		}
+		k = b->len;
+		textbuf_json_cstr(b, reason);
+		if (reason != NULL && nseen < sizeof seen / sizeof seen[0]) {
+			seen[nseen].reason = reason;
+			seen[nseen].at = k;
+			seen[nseen].len = b->len - k;
+			nseen++;
+		}
+	}
+}
+
+char *wire_encode_filter(const struct wire_args *a,
+			 const enum wire_outcome *outcome,
+			 const char *const *reasons, size_t *len)
+{
+	struct textbuf b;
+	bool first = true;
+	size_t i;
+
+	textbuf_init(&b, REPLY_MAX);
+	/* A guess that avoids most regrowth: names plus quotes and commas,
+	 * and room for the reasons of some failed nodes. */
+	textbuf_reserve(&b, 128 + a->nnames * 40 +
+				    (a->mode == WIRE_NODE_LIST && a->nnames > 0
+					     ? a->_item_end[a->nnames - 1]
+					     : 0));
+	if (a->mode == WIRE_NODE_LIST) {
+		TB_LIT(&b, "{\"Nodes\":{\"metadata\":{},\"items\":[");
+		for (i = 0; i < a->nnames; i++) {
+			size_t start = i > 0 ? a->_item_end[i - 1] : 0;
+
+			if (repeated(a, i) || bucket(outcome[i]) != WIRE_PASS)
+				continue;
+			if (!first)
+				textbuf_addc(&b, ',');
+			first = false;
+			textbuf_add(&b, a->_items + start, a->_item_end[i] - start);
+		}
+		TB_LIT(&b, "]},\"NodeNames\":null,\"FailedNodes\":{");
+	} else {
+		TB_LIT(&b, "{\"Nodes\":null,\"NodeNames\":[");
+		for (i = 0; i < a->nnames; i++) {
+			if (repeated(a, i) || bucket(outcome[i]) != WIRE_PASS)
+				continue;
+			if (!first)
+				textbuf_addc(&b, ',');
+			first = false;
+			tb_name(&b, a, i);
+		}
+		TB_LIT(&b, "],\"FailedNodes\":{");
+	}
+	put_map(&b, a, outcome, reasons, WIRE_FAILED);
+	TB_LIT(&b, "},\"FailedAndUnresolvableNodes\":{");
+	put_map(&b, a, outcome, reasons, WIRE_UNRESOLVABLE);
+	TB_LIT(&b, "},\"Error\":\"\"}");
+	return tb_finish(&b, REPLY_TOO_LARGE_FILTER, len);
+}
+
+char *wire_encode_filter_error(const char *error, size_t *len)
+{
+	struct textbuf b;
+
+	textbuf_init(&b, REPLY_MAX);
+	TB_LIT(&b, "{\"Nodes\":null,\"NodeNames\":null,\"FailedNodes\":{},"
+		   "\"FailedAndUnresolvableNodes\":{},\"Error\":");
+	textbuf_json_cstr(&b, error);
+	textbuf_addc(&b, '}');
+	return tb_finish(&b, REPLY_TOO_LARGE_FILTER, len);
+}
+
+char *wire_encode_prioritize(const struct wire_args *a, const int64_t *scores,
+			     size_t *len)
+{
+	struct textbuf b;
+	bool first = true;
+	size_t i;
+
+	textbuf_init(&b, REPLY_MAX);
+	textbuf_reserve(&b, 16 + a->nnames * 48);
+	textbuf_addc(&b, '[');
+	for (i = 0; i < a->nnames; i++) {
+		if (repeated(a, i))
+			continue;
+		if (!first)
+			textbuf_addc(&b, ',');
+		first = false;
+		TB_LIT(&b, "{\"Host\":");
+		tb_name(&b, a, i);
+		TB_LIT(&b, ",\"Score\":");
+		textbuf_int(&b, scores[i]);
+		textbuf_addc(&b, '}');
+	}
+	textbuf_addc(&b, ']');
+	/* No list: kube-scheduler counts every node's score as 0. */
+	return tb_finish(&b, "[]", len);
+}
+
+enum err wire_decode_binding(const char *body, size_t len, struct wire_binding *out,
+			     struct errmsg *msg)
+{
+	static const char *const names[4] = { "PodName", "PodNamespace", "PodUID", "Node" };
+	struct json_object *root = NULL;
+	char **slots[4];
+	enum err rc;
+	int f;
+
+	memset(out, 0, sizeof *out);
+	slots[0] = &out->pod_name;
+	slots[1] = &out->pod_namespace;
+	slots[2] = &out->pod_uid;
+	slots[3] = &out->node;
+	if (len > INT_MAX) {
+		errmsg_set(msg, "request body larger than %d bytes", INT_MAX);
+		return ERR_TOO_LARGE;
+	}
+	rc = parse(body, len, &root, msg);
+	if (rc != ERR_OK)
+		return rc;
+	rc = ERR_INVALID;
+	if (!json_object_is_type(root, json_type_object)) {
+		errmsg_set(msg, "ExtenderBindingArgs: expected an object, got %s", kind_name(root));
+		goto out;
+	}
+	json_object_object_foreach(root, key, val) {
+		for (f = 0; f < 4; f++) {
+			if (!fold_equal(key, strlen(key), names[f]))
+				continue;
+			if (!json_object_is_type(val, json_type_string)) {
+				errmsg_set(msg, "%s: expected a string, got %s", names[f], kind_name(val));
+				goto out;
+			}
+			free(*slots[f]);
+			*slots[f] = xstrdup(json_object_get_string(val));
+		}
+	}
+	if (out->pod_name == NULL || *out->pod_name == '\0') {
+		errmsg_set(msg, "PodName: missing");
+		goto out;
+	}
+	if (out->node == NULL || *out->node == '\0') {
+		errmsg_set(msg, "Node: missing");
+		goto out;
+	}
+	if (out->pod_namespace == NULL || *out->pod_namespace == '\0') {
+		free(out->pod_namespace);
+		out->pod_namespace = xstrdup("default");
+	}
+	if (out->pod_uid == NULL)
+		out->pod_uid = xstrdup("");
+	rc = ERR_OK;
+out:
+	json_object_put(root);
+	if (rc != ERR_OK)
+		wire_binding_cleanup(out);
+	return rc;
+}
+
+void wire_binding_cleanup(struct wire_binding *b)
+{
+	free(b->pod_name);
+	free(b->pod_namespace);
+	free(b->pod_uid);
+	free(b->node);
+	memset(b, 0, sizeof *b);
+}
+
+char *wire_encode_binding_result(const char *error, size_t *len)
+{
+	struct textbuf b;
+
+	textbuf_init(&b, REPLY_MAX);
+	TB_LIT(&b, "{\"Error\":");
+	textbuf_json_cstr(&b, error);
+	textbuf_addc(&b, '}');
+	return tb_finish(&b, "{\"Error\":\"reply too large\"}", len);
+}

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* decide (decide.h): the judge, the score, the reason and the cache for one
+ * node, for every caller. */
+#include "extender/decide/decide.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "extender/decide/verdict_cache.h"
+#include "topology/textbuf.h"
+
+static const char *const outcome_names[DECISION_NOUTCOMES] = {
+	[DECISION_PASS] = "pass",
+	[DECISION_FAILED] = "failed",
+	[DECISION_UNRESOLVABLE] = "unresolvable",
+	[DECISION_NO_INVENTORY] = "noInventory",
+};
+
+const char *decision_outcome_name(enum decision_outcome o)
+{
+	return (unsigned)o < DECISION_NOUTCOMES ? outcome_names[o] : "unknown";
+}
+
+/* NUMA ids of the predicted placement: every container's affinity. */
+static uint64_t placement_ids(const struct verdict *v)
+{
+	uint64_t ids = 0;
+	size_t i;
+
+	for (i = 0; i < v->ncontainers; i++)
+		if (v->containers[i].has_affinity)
+			ids |= v->containers[i].numa_ids;
+	return ids;
+}
+
+static void no_inventory(const struct decide_input *in, struct decision *out)
+{
+	out->outcome = DECISION_NO_INVENTORY;
+	out->kubelet_reason = "NoInventory";
+	out->passes = in->settings->missing_inventory == CONFIG_MISSING_ALLOW;
+	/* Preemption cannot publish an inventory: under deny the node is
+	 * unresolvable, and says why. */
+	if (!out->passes)
+		snprintf(out->reason, sizeof out->reason, "%s", DECISION_NO_INVENTORY_REASON);
+}
+
+/* What the judge concluded, in the decision's terms. */
+static void from_verdict(const struct decide_input *in, const struct inventory_node *inv,
+			 const struct verdict *v, struct decision *out)
+{
+	if (v->admit) {
+		out->outcome = DECISION_PASS;
+		out->passes = true;
+		out->kubelet_reason = "";
+		out->numa_ids = placement_ids(v);
+		out->score = score_node(&in->settings->scoring, inv, v,
+					in->flags & DECIDE_PARTS ? &out->parts : NULL);
+	} else {
+		out->outcome = v->unresolvable ? DECISION_UNRESOLVABLE : DECISION_FAILED;
+		out->kubelet_reason = verdict_reason_name(v->reason);
+		verdict_summary(v, out->reason, sizeof out->reason);
+		/* A rejection scores 0; its breakdown says why (explain shows it). */
+		if (in->flags & DECIDE_PARTS)
+			score_node(&in->settings->scoring, inv, v, &out->parts);
+	}
+	if (in->flags & (DECIDE_DETAIL | DECIDE_VERDICT))
+		snprintf(out->message, sizeof out->message, "%s", v->message);
+}
+
+static void remember(const struct decide_input *in, uint64_t snapshot_id, const struct decision *d)
+{
+	struct verdict_entry e;
+
+	memset(&e, 0, sizeof e);
+	e.outcome = (unsigned char)d->outcome;
+	snprintf(e.reason, sizeof e.reason, "%s", d->reason);
+	e.kubelet_reason = d->kubelet_reason;
+	e.score = d->score;
+	e.numa_ids = d->numa_ids;
+	verdict_cache_put(snapshot_id, in->settings->id, in->demand_id, &e);
+}
+
+static bool recall(const struct decide_input *in, uint64_t snapshot_id, struct decision *out)
+{
+	struct verdict_entry e;
+
+	if (!verdict_cache_get(snapshot_id, in->settings->id, in->demand_id, &e))
+		return false;
+	out->outcome = (enum decision_outcome)e.outcome;
+	out->passes = out->outcome == DECISION_PASS;
+	snprintf(out->reason, sizeof out->reason, "%s", e.reason);
+	out->kubelet_reason = e.kubelet_reason;
+	out->score = e.score;
+	out->numa_ids = e.numa_ids;
+	out->cached = true;
+	return true;
+}
+
+void decide(const struct decide_input *in, const struct inventory_node *inv, uint64_t snapshot_id,
+	    struct decision *out)
+{
+	/* Only these need more than the cache remembers. */
+	const unsigned fresh = DECIDE_PARTS | DECIDE_DETAIL | DECIDE_VERDICT;
+	bool cacheable = snapshot_id != 0 && in->demand_id != 0;
+	struct verdict v;
+
+	memset(out, 0, sizeof *out);
+	if (inv == NULL) {
+		no_inventory(in, out);
+		return;
+	}
+	if (!(cacheable && !(in->flags & fresh) && recall(in, snapshot_id, out))) {
+		/* Filter and prioritize alike ask whether an empty node would
+		 * admit, so that every verb gives the same outcome. */
+		judge_node_ex(inv, in->demand,
+			      JUDGE_UNRESOLVABLE | (in->flags & (DECIDE_DETAIL | DECIDE_VERDICT) ? JUDGE_DETAIL : 0),
+			      &v);
+		from_verdict(in, inv, &v, out);
+		if (cacheable)
+			remember(in, snapshot_id, out);
+		if (in->flags & DECIDE_VERDICT) {
+			out->verdict = v;
+			out->has_verdict = true;
+		} else {
+			verdict_cleanup(&v);
+		}
+	}
+	if ((in->flags & DECIDE_STALE) && out->reason[0]) {
+		struct textbuf t;
+
+		textbuf_attach(&t, out->reason, sizeof out->reason);
+		textbuf_adds(&t, DECISION_STALE_SUFFIX);
+	}
+}
+
+void decision_cleanup(struct decision *d)
+{
+	if (d->has_verdict)
+		verdict_cleanup(&d->verdict);
+	d->has_verdict = false;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* decide: the one step between a request and topology/. Given a node's
+ * snapshot (or none), the pod's demand and the settings, it says what the
+ * extender concludes about the node: one outcome, one reason, the predicted
+ * NUMA nodes and the score. Every verb (filter, prioritize, bind's
+ * re-validation in the ledger), replay, simulate and explain call it, so
+ * they cannot disagree; nothing else calls the judge. Answers come from the
+ * verdict cache when the caller names the snapshot and the demand. */
+#ifndef EXTENDER_DECIDE_H
+#define EXTENDER_DECIDE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "extender/decide/settings.h"
+#include "topology/demand.h"
+#include "topology/inventory.h"
+#include "topology/judge.h"
+#include "topology/score.h"
+
+/* One enum, one table of names (decision_outcome_name) for the wire, the
+ * log, the metrics and the decision log. */
+enum decision_outcome {
+	DECISION_PASS,          /* the kubelet would admit the pod */
+	DECISION_FAILED,        /* it would not; preemption may help */
+	DECISION_UNRESOLVABLE,  /* it would not even on an empty node */
+	DECISION_NO_INVENTORY,  /* no NodeResourceTopology for the node */
+	DECISION_NOUTCOMES
+};
+
+/* "pass", "failed", "unresolvable", "noInventory". */
+const char *decision_outcome_name(enum decision_outcome o);
+
+/* The reason given for a node without inventory under missingInventory: deny. */
+#define DECISION_NO_INVENTORY_REASON "NUMA: no NodeResourceTopology inventory for this node"
+/* Appended to reasons judged on an inventory the source has not confirmed
+ * for longer than staleAfter (onStale: failOpen). */
+#define DECISION_STALE_SUFFIX " [inventory stale]"
+#define DECISION_REASON_MAX 320
+
+enum decide_flags {
+	/* The inventory is stale: reasons say so. */
+	DECIDE_STALE = 1,
+	/* The score's parts (no cached answer has them). */
+	DECIDE_PARTS = 2,
+	/* The judge's one-line message with amounts (debug logging, explain):
+	 * always judged, never cached. */
+	DECIDE_DETAIL = 4,
+	/* Keep the full verdict (affinities per container, usage) in
+	 * decision.verdict for the caller: always judged, never cached. */
+	DECIDE_VERDICT = 8,
+};
+
+struct decide_input {
+	const struct pod_demand *demand;
+	const struct settings *settings;
+	/* The demand's verdict-cache id (verdict_cache_demand), or 0: no cache. */
+	uint64_t demand_id;
+	unsigned flags;
+};
+
+struct decision {
+	enum decision_outcome outcome;
+	/* Whether filter lets the node through: a pass, or no inventory under
+	 * missingInventory: allow. */
+	bool passes;
+	/* Why not, identical for identical causes ("" when it passes; the
+	 * no-inventory reason only under deny). */
+	char reason[DECISION_REASON_MAX];
+	/* The kubelet's reason name for a rejection ("TopologyAffinityError",
+	 * ...), "NoInventory", or "". */
+	const char *kubelet_reason;
+	/* NUMA ids of the predicted placement (a pass), 0 otherwise. */
+	uint64_t numa_ids;
+	/* 0..10 for a pass; 0 otherwise. */
+	int64_t score;
+	/* With DECIDE_PARTS, for a pass. */
+	struct score_breakdown parts;
+	/* With DECIDE_DETAIL or DECIDE_VERDICT. */
+	char message[480];
+	/* With DECIDE_VERDICT and an inventory: the judge's verdict (free with
+	 * decision_cleanup). */
+	struct verdict verdict;
+	bool has_verdict;
+	/* Answered from the verdict cache. */
+	bool cached;
+};
+
+/* Decides for one node. inv NULL: the node has no inventory. snapshot_id is
+ * the snapshot's unique id (store_node.id) for the cache, or 0. */
+void decide(const struct decide_input *in, const struct inventory_node *inv, uint64_t snapshot_id,
+	    struct decision *out);
+void decision_cleanup(struct decision *d);
+
+#endif

@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* filter and prioritize: decode, decide each candidate node, encode. */
+#include "extender/http/handlers.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "extender/decide/decide.h"
+#include "extender/codec/encode.h"
+#include "extender/log.h"
+#include "extender/http/metrics.h"
+#include "extender/decide/verdict_cache.h"
+#include "extender/codec/wire.h"
+#include "extender/xalloc.h"
+#include "topology/demand.h"
+#include "topology/judge.h"
+#include "topology/score.h"
+#include "topology/textbuf.h"
+
+void reply_text(struct reply *out, int status, const char *text)
+{
+	size_t len = strlen(text);
+
+	out->status = status;
+	out->content_type = "text/plain; charset=utf-8";
+	out->body = xmalloc(len + 2);
+	memcpy(out->body, text, len);
+	out->body[len] = '\n';
+	out->body[len + 1] = '\0';
+	out->len = len + 1;
+}
+
+/* A score's parts as the decision log records them. Resource names come
+ * from the node's inventory: escaped, and never larger than the builder's
+ * ceiling (a part is at most a few hundred bytes; SCORE_MAX_PARTS bounds
+ * their number). */
+static char *parts_json(const struct score_breakdown *b)
+{
+	struct textbuf t;
+	size_t i;
+
+	textbuf_init(&t, (size_t)1 << 20);
+	textbuf_addc(&t, '[');
+	for (i = 0; i < b->nparts; i++) {
+		textbuf_adds(&t, i ? ",{\"resource\":" : "{\"resource\":");
+		textbuf_json_cstr(&t, b->parts[i].resource);
+		textbuf_printf(&t, ",\"weight\":%lld,\"score100\":%lld}", (long long)b->parts[i].weight,
+			       (long long)b->parts[i].score100);
+	}
+	textbuf_addc(&t, ']');
+	if (textbuf_failed(&t)) {
+		textbuf_reset(&t);
+		textbuf_adds(&t, "[]");
+	}
+	return textbuf_take(&t, NULL);
+}
+
+static void reply_json(struct reply *out, char *body, size_t len)
+{
+	out->status = 200;
+	out->content_type = "application/json";
+	out->body = body;
+	out->len = len;
+}
+
+/* Reasons are identical for identical causes, so a request needs only a few
+ * distinct strings: keep each once. */
+struct reasons {
+	char **texts;
+	size_t n;
+};
+
+static const char *intern(struct reasons *r, const char *text)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (strcmp(r->texts[i], text) == 0)
+			return r->texts[i];
+	r->texts = xreallocarray(r->texts, r->n + 1, sizeof *r->texts);
+	r->texts[r->n] = xstrdup(text);
+	return r->texts[r->n++];
+}
+
+static void reasons_free(struct reasons *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		free(r->texts[i]);
+	free(r->texts);
+}
+
+/* Decodes the body and the pod's demand; on failure fills out (as filter or
+ * prioritize want) and returns false. */
+static bool decode(const char *body, size_t len, bool filter, struct wire_args *args,
+		   struct pod_demand **demand, struct reply *out)
+{
+	struct errmsg msg;
+	enum err rc;
+
+	memset(args, 0, sizeof *args);
+	rc = wire_decode_args(body, len, args, &msg);
+	if (rc == ERR_OK)
+		rc = pod_demand_new(&args->pod, demand, &msg);
+	if (rc == ERR_OK)
+		return true;
+	log_warn("bad extender request", "verb=%s error=%s", filter ? "filter" : "prioritize",
+		 log_q(msg.text));
+	if (rc == ERR_PARSE || !filter) {
+		char text[600];
+
+		snprintf(text, sizeof text, "%s: %s", rc == ERR_PARSE ? "invalid JSON" : "invalid request",
+			 msg.text);
+		reply_text(out, 400, text);
+	} else {
+		size_t n = 0;
+		char *json = wire_encode_filter_error(msg.text, &n);
+
+		reply_json(out, json, n);
+	}
+	wire_args_cleanup(args);
+	return false;
+}
+
+/* Where a decision lands in ExtenderFilterResult. */
+static enum wire_outcome wire_bucket(const struct decision *d)
+{
+	if (d->passes)
+		return WIRE_PASS;
+	return d->outcome == DECISION_FAILED ? WIRE_FAILED : WIRE_UNRESOLVABLE;
+}
+
+/* The verdict cache's id of the pod's demand. */
+static uint64_t demand_id_of(const struct pod_demand *demand)
+{
+	char *key = pod_demand_key(demand);
+	uint64_t id = verdict_cache_demand(key);
+
+	free(key);
+	return id;
+}
+
+/* Whether the inventory is too old to judge on; when it is and the config
+ * fails closed, out holds the Error reply. */
+static bool stale_inventory(const struct handler_ctx *h, const struct wire_args *args, bool *refused,
+			    struct reply *out)
+{
+	int64_t contact, age;
+	struct textbuf t;
+	char text[300], *json;
+	size_t n = 0;
+
+	*refused = false;
+	if (h->stale_after_ms <= 0)
+		return false;
+	contact = store_last_contact_ms(h->store);
+	age = contact ? store_now_ms() - contact : -1;
+	if (age >= 0 && age <= h->stale_after_ms)
+		return false;
+	if (h->fail_open)
+		return true;
+	textbuf_init_fixed(&t, text, sizeof text);
+	if (age < 0)
+		textbuf_adds(&t, "topology inventory unavailable: no contact with the inventory source yet");
+	else
+		textbuf_printf(&t, "topology inventory unavailable: last contact with the inventory source "
+				   "%llds ago (staleAfter %llds)",
+			       (long long)(age / 1000), (long long)(h->stale_after_ms / 1000));
+	log_warn("filter refused: inventory stale", "namespace=%s pod=%s age_ms=%lld",
+		 log_q(args->pod.namespace_), log_q(args->pod.name), (long long)age);
+	json = wire_encode_filter_error(text, &n);
+	reply_json(out, json, n);
+	*refused = true;
+	return true;
+}
+
+void handle_filter(const struct handler_ctx *h, const char *body, size_t len, struct reply *out)
+{
+	struct pod_demand *demand = NULL;
+	struct store_set *set;
+	struct settings *settings;
+	struct reasons reasons = { NULL, 0 };
+	enum wire_outcome *outcome;
+	const char **why;
+	struct wire_args args;
+	uint64_t counts[DECISION_NOUTCOMES] = { 0 };
+	struct decision_record *record = NULL;
+	struct decide_input in;
+	struct decision d;
+	size_t i, n = 0;
+	bool stale, refused;
+	bool debug = log_enabled(CONFIG_LOG_DEBUG);
+	char *json;
+
+	if (!decode(body, len, true, &args, &demand, out))
+		return;
+	stale = stale_inventory(h, &args, &refused, out);
+	if (refused) {
+		pod_demand_free(demand);
+		wire_args_cleanup(&args);
+		return;
+	}
+	set = store_acquire(h->store);
+	settings = settings_acquire(h->settings);
+	if (h->decisions) {
+		char *pod_json = pod_spec_to_json(&args.pod);
+
+		record = decision_record_new("filter", pod_json, settings);
+		free(pod_json);
+	}
+	outcome = xcalloc(args.nnames + 1, sizeof *outcome);
+	why = xcalloc(args.nnames + 1, sizeof *why);
+	in.demand = demand;
+	in.settings = settings;
+	in.demand_id = demand_id_of(demand);
+	/* Debug logging wants the judge's long message: always judged. */
+	in.flags = (stale ? DECIDE_STALE : 0) | (debug ? DECIDE_DETAIL : 0);
+	for (i = 0; i < args.nnames; i++) {
+		const struct store_node *sn = store_get(set, args.names[i]);
+
+		decide(&in, sn ? sn->inventory : NULL, sn ? sn->id : 0, &d);
+		outcome[i] = wire_bucket(&d);
+		why[i] = d.reason[0] ? intern(&reasons, d.reason) : NULL;
+		counts[d.outcome]++;
+		if (!d.passes)
+			metrics_rejection(d.kubelet_reason);
+		if (debug && !d.passes)
+			log_debug("node rejected", "namespace=%s pod=%s node=%s reason=%s detail=%s",
+				  log_q(args.pod.namespace_), log_q(args.pod.name), log_q(args.names[i]),
+				  d.kubelet_reason, log_q(d.message));
+		if (record)
+			decision_record_node(record, args.names[i], sn, decision_outcome_name(d.outcome),
+					     why[i], d.numa_ids, d.score, NULL);
+	}
+	json = wire_encode_filter(&args, outcome, why, &n);
+	if (record)
+		decision_log_submit(h->decisions, record);
+	reply_json(out, json, n);
+	for (i = 0; i < DECISION_NOUTCOMES; i++)
+		if (counts[i])
+			metrics_nodes(METRICS_FILTER, (enum decision_outcome)i, counts[i]);
+	log_debug("filter", "namespace=%s pod=%s nodes=%zu pass=%llu failed=%llu unresolvable=%llu no_inventory=%llu",
+		  log_q(args.pod.namespace_), log_q(args.pod.name), args.nnames,
+		  (unsigned long long)counts[DECISION_PASS], (unsigned long long)counts[DECISION_FAILED],
+		  (unsigned long long)counts[DECISION_UNRESOLVABLE],
+		  (unsigned long long)counts[DECISION_NO_INVENTORY]);
+	free(outcome);
+	free(why);
+	reasons_free(&reasons);
+	settings_unref(settings);
+	store_release(set);
+	pod_demand_free(demand);
+	wire_args_cleanup(&args);
+}
+
+void handle_prioritize(const struct handler_ctx *h, const char *body, size_t len,
+		       struct reply *out)
+{
+	struct pod_demand *demand = NULL;
+	struct store_set *set;
+	struct settings *settings;
+	struct wire_args args;
+	int64_t *scores;
+	uint64_t counts[DECISION_NOUTCOMES] = { 0 };
+	struct decision_record *record = NULL;
+	struct decide_input in;
+	struct decision d;
+	size_t i, n = 0;
+	char *json;
+
+	if (!decode(body, len, false, &args, &demand, out))
+		return;
+	set = store_acquire(h->store);
+	settings = settings_acquire(h->settings);
+	scores = xcalloc(args.nnames + 1, sizeof *scores);
+	in.demand = demand;
+	in.settings = settings;
+	in.demand_id = demand_id_of(demand);
+	in.flags = 0;
+	if (h->decisions) {
+		char *pod_json = pod_spec_to_json(&args.pod);
+
+		/* The log wants each score's parts, which only a judgement has. */
+		record = decision_record_new("prioritize", pod_json, settings);
+		free(pod_json);
+		in.flags = DECIDE_PARTS;
+	}
+	for (i = 0; i < args.nnames; i++) {
+		const struct store_node *sn = store_get(set, args.names[i]);
+
+		decide(&in, sn ? sn->inventory : NULL, sn ? sn->id : 0, &d);
+		scores[i] = d.score;
+		counts[d.outcome]++;
+		if (record) {
+			char *parts = d.outcome == DECISION_PASS ? parts_json(&d.parts) : NULL;
+
+			decision_record_node(record, args.names[i], sn, decision_outcome_name(d.outcome),
+					     d.reason, d.numa_ids, d.score, parts);
+			free(parts);
+		}
+	}
+	json = wire_encode_prioritize(&args, scores, &n);
+	reply_json(out, json, n);
+	if (record)
+		decision_log_submit(h->decisions, record);
+	for (i = 0; i < DECISION_NOUTCOMES; i++)
+		if (counts[i])
+			metrics_nodes(METRICS_PRIORITIZE, (enum decision_outcome)i, counts[i]);
+	free(scores);
+	settings_unref(settings);
+	store_release(set);
+	pod_demand_free(demand);
+	wire_args_cleanup(&args);
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The extender verbs, decode -> judge -> encode, independent of HTTP:
+ * each takes a request body and produces a status, a content type and a body.
+ * Per request: one store set and one settings value, taken once, so every
+ * node of a request is judged against the same inventory and config. */
+#ifndef EXTENDER_HANDLERS_H
+#define EXTENDER_HANDLERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "extender/decisionlog.h"
+#include "extender/kube/binder.h"
+#include "extender/inventory/ledger.h"
+#include "extender/decide/settings.h"
+#include "extender/inventory/store.h"
+
+struct handler_ctx {
+	struct store *store;
+	struct settings_holder *settings;
+	/* > 0: the inventory is stale when the source has not heard from its
+	 * origin for this long; then filter answers Error (fail closed) or, with
+	 * fail_open, judges on the last data and says so in the reasons. */
+	int64_t stale_after_ms;
+	bool fail_open;
+	/* Where decisions are recorded, or NULL. */
+	struct decision_log *decisions;
+	/* The assumed-pod ledger, or NULL (file inventory, or turned off). */
+	struct ledger *ledger;
+	/* The bind verb's API client; NULL: bind is off (404). */
+	struct kube_binder *binder;
+};
+
+struct reply {
+	int status;
+	const char *content_type;
+	char *body;                 /* malloc'd; the server frees it */
+	size_t len;
+};
+
+/* POST filter: ExtenderArgs -> ExtenderFilterResult. Malformed JSON: 400;
+ * anything else wrong: 200 with Error (kube-scheduler ignores non-200 bodies
+ * and would only report the code). */
+void handle_filter(const struct handler_ctx *h, const char *body, size_t len, struct reply *out);
+/* POST prioritize: ExtenderArgs -> HostPriorityList (scores 0..10). Any
+ * error is a 400 (the list has no error field; kube-scheduler ignores
+ * prioritize failures). */
+void handle_prioritize(const struct handler_ctx *h, const char *body, size_t len,
+		       struct reply *out);
+
+/* POST bind: ExtenderBindingArgs -> ExtenderBindingResult. Reads the pod,
+ * checks its UID, records it in the ledger, creates the Binding (UID as
+ * precondition); a failed Binding takes the ledger entry back. Malformed
+ * JSON: 400; every other failure: 200 with Error, which makes kube-scheduler
+ * forget the pod and retry it. (extender/http/handler_bind.c) */
+void handle_bind(const struct handler_ctx *h, const char *body, size_t len, struct reply *out);
+
+/* A plain-text reply (status, "text/plain; charset=utf-8", text + "\n"). */
+void reply_text(struct reply *out, int status, const char *text);
+
+#endif

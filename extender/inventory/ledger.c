@@ -1,0 +1,869 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Pods live in a hash table by UID and in their node's array; nodes in an
+ * array sorted by name. An effective snapshot is the base snapshot with the
+ * assumed pods' amounts taken off (inventory_node_take: every summary as
+ * inventory_node_new would make it of the NRT with those amounts); its NRT
+ * for the decision log is written from it (inventory_node_to_nrt), so replay
+ * re-judges the very amounts requests saw. */
+#include "extender/inventory/ledger.h"
+
+#include <json-c/json.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "extender/decide/decide.h"
+#include "extender/codec/encode.h"
+#include "extender/log.h"
+#include "extender/inventory/strhash.h"
+#include "extender/xalloc.h"
+#include "topology/demand.h"
+#include "topology/exclusive.h"
+#include "topology/judge.h"
+#include "topology/podfingerprint.h"
+
+enum pod_state {
+	POD_REFLECTED,  /* the NRT includes it (or it takes nothing) */
+	POD_ASSUMED,    /* taken off its node's zones */
+	POD_DEPARTED,   /* deleted or terminal, still taken off until a flush */
+};
+
+/* An amount a pod takes from one zone, or from every zone listing the
+ * resource (numa_id -1). */
+struct usage {
+	char *resource;
+	int numa_id;
+	int64_t amount;
+};
+
+struct lnode;
+
+struct lpod {
+	char *uid;
+	struct pod_spec spec;
+	struct lnode *node;
+	enum pod_state state;
+	bool seen;         /* reported by the pod watch (not only by our bind) */
+	bool listed;       /* in the list being applied */
+	int64_t assumed_ms;
+	struct usage *usage;
+	size_t nusage;
+	struct lpod *next; /* hash chain */
+};
+
+struct lnode {
+	char *name;
+	struct lpod **pods;
+	size_t npods, cap;
+	struct store_node *base;     /* the source's snapshot, referenced */
+	uint64_t flushed_base_id;    /* the base the last flush looked at */
+	char nrt_fingerprint[64];
+	char nrt_method[32];
+	char ledger_fingerprint[PODFINGERPRINT_LEN + 1];
+};
+
+struct ledger {
+	pthread_mutex_t lock;
+	struct store *store;
+	struct ledger_options o;
+	struct lpod **table;
+	size_t buckets, count;
+	struct lnode **nodes;        /* sorted by name */
+	size_t nnodes, ncap;
+	char **dirty;                /* nodes to refresh once unlocked */
+	size_t ndirty, dirty_cap;
+	uint64_t flushed_fingerprint, flushed_ttl, flushed_expired, mismatches;
+	bool listed;
+	uint64_t builds;             /* effective snapshots made: version suffixes */
+};
+
+const char *ledger_mode_name(enum ledger_mode m)
+{
+	return m == LEDGER_PESSIMISTIC ? "pessimistic" : "predicted";
+}
+
+/* --- tables --- */
+
+static struct lpod **slot(struct ledger *l, const char *uid)
+{
+	struct lpod **p = &l->table[strhash(uid) % l->buckets];
+
+	while (*p && strcmp((*p)->uid, uid) != 0)
+		p = &(*p)->next;
+	return p;
+}
+
+static void grow_table(struct ledger *l)
+{
+	size_t old = l->buckets, i;
+	struct lpod **table = l->table;
+
+	l->buckets = old * 2;
+	l->table = xcalloc(l->buckets, sizeof *l->table);
+	for (i = 0; i < old; i++) {
+		while (table[i]) {
+			struct lpod *p = table[i];
+
+			table[i] = p->next;
+			p->next = l->table[strhash(p->uid) % l->buckets];
+			l->table[strhash(p->uid) % l->buckets] = p;
+		}
+	}
+	free(table);
+}
+
+static size_t node_index(const struct ledger *l, const char *name, bool *found)
+{
+	size_t lo = 0, hi = l->nnodes;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(name, l->nodes[mid]->name);
+
+		if (c == 0) {
+			*found = true;
+			return mid;
+		}
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	*found = false;
+	return lo;
+}
+
+static struct lnode *node_find(const struct ledger *l, const char *name)
+{
+	bool found;
+	size_t i = node_index(l, name, &found);
+
+	return found ? l->nodes[i] : NULL;
+}
+
+static struct lnode *node_get(struct ledger *l, const char *name)
+{
+	bool found;
+	size_t i = node_index(l, name, &found);
+	struct lnode *n;
+
+	if (found)
+		return l->nodes[i];
+	if (l->nnodes == l->ncap) {
+		l->ncap = l->ncap ? l->ncap * 2 : 64;
+		l->nodes = xreallocarray(l->nodes, l->ncap, sizeof *l->nodes);
+	}
+	memmove(&l->nodes[i + 1], &l->nodes[i], (l->nnodes - i) * sizeof *l->nodes);
+	n = xcalloc(1, sizeof *n);
+	n->name = xstrdup(name);
+	l->nodes[i] = n;
+	l->nnodes++;
+	return n;
+}
+
+static void mark_dirty(struct ledger *l, const struct lnode *n)
+{
+	size_t i;
+
+	for (i = 0; i < l->ndirty; i++)
+		if (strcmp(l->dirty[i], n->name) == 0)
+			return;
+	if (l->ndirty == l->dirty_cap) {
+		l->dirty_cap = l->dirty_cap ? l->dirty_cap * 2 : 8;
+		l->dirty = xreallocarray(l->dirty, l->dirty_cap, sizeof *l->dirty);
+	}
+	l->dirty[l->ndirty++] = xstrdup(n->name);
+}
+
+/* Unlocks, then republishes the nodes whose assumptions changed. */
+static void unlock_and_refresh(struct ledger *l)
+{
+	char **names = l->dirty;
+	size_t n = l->ndirty, i;
+
+	l->dirty = NULL;
+	l->ndirty = l->dirty_cap = 0;
+	pthread_mutex_unlock(&l->lock);
+	if (n > 0)
+		store_refresh(l->store, (const char *const *)names, n);
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static void usage_free(struct lpod *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nusage; i++)
+		free(p->usage[i].resource);
+	free(p->usage);
+	p->usage = NULL;
+	p->nusage = 0;
+}
+
+static void usage_add(struct lpod *p, const char *resource, int numa_id, int64_t amount)
+{
+	p->usage = xreallocarray(p->usage, p->nusage + 1, sizeof *p->usage);
+	p->usage[p->nusage].resource = xstrdup(resource);
+	p->usage[p->nusage].numa_id = numa_id;
+	p->usage[p->nusage].amount = amount;
+	p->nusage++;
+}
+
+static bool taken(const struct lpod *p)
+{
+	return p->state == POD_ASSUMED || p->state == POD_DEPARTED;
+}
+
+static void pod_remove(struct ledger *l, struct lpod *p)
+{
+	struct lnode *n = p->node;
+	struct lpod **s = slot(l, p->uid);
+	size_t i;
+
+	*s = p->next;
+	l->count--;
+	for (i = 0; i < n->npods; i++) {
+		if (n->pods[i] == p) {
+			n->pods[i] = n->pods[--n->npods];
+			break;
+		}
+	}
+	usage_free(p);
+	pod_spec_cleanup(&p->spec);
+	free(p->uid);
+	free(p);
+}
+
+/* --- effective snapshots --- */
+
+/* The node as requests should see it now (the base minus every assumed
+ * pod but except), or NULL without a base; with raw, its NRT as JSON. */
+static struct inventory_node *effective_inventory(const struct lnode *n, const struct lpod *except,
+						  char **raw)
+{
+	struct inventory_usage *usage;
+	struct inventory_node *inv;
+	size_t i, k, m = 0, total = 0;
+
+	if (raw)
+		*raw = NULL;
+	if (n->base == NULL)
+		return NULL;
+	for (i = 0; i < n->npods; i++)
+		if (n->pods[i] != except && taken(n->pods[i]))
+			total += n->pods[i]->nusage;
+	usage = xcalloc(total + 1, sizeof *usage);
+	for (i = 0; i < n->npods; i++) {
+		const struct lpod *p = n->pods[i];
+
+		if (p == except || !taken(p))
+			continue;
+		for (k = 0; k < p->nusage; k++) {
+			usage[m].resource = p->usage[k].resource;
+			usage[m].numa_id = p->usage[k].numa_id;
+			usage[m].amount = p->usage[k].amount;
+			m++;
+		}
+	}
+	inv = inventory_node_take(n->base->inventory, usage, m);
+	free(usage);
+	if (raw) {
+		struct nrt_object obj;
+
+		inventory_node_to_nrt(inv, &obj);
+		*raw = nrt_object_to_json(&obj);
+		nrt_object_cleanup(&obj);
+	}
+	return inv;
+}
+
+/* What the pod will take: where the simulation puts it on the node as it is
+ * now (predicted), else (pessimistic, or a pod the simulation would not
+ * admit there) its exclusive amounts off every zone that lists them.
+ * Returns whether the simulation admits the pod on the node minus the other
+ * assumptions (true when there is nothing to judge); a rejection's short
+ * reason goes to why. */
+static bool compute_usage(struct ledger *l, struct lpod *p, char *why, size_t why_size)
+{
+	struct pod_demand *d = NULL;
+	struct errmsg msg;
+	struct demand_amount *amounts = NULL;
+	struct inventory_node *inv;
+	bool admit = true;
+	size_t n, i;
+
+	usage_free(p);
+	if (p->spec.ncontainers == 0 || pod_demand_new(&p->spec, &d, &msg) != ERR_OK)
+		return true;
+	inv = effective_inventory(p->node, p, NULL);
+	if (inv) {
+		/* The same decide as filter (bind's re-validation gives filter's
+		 * reason); scoring plays no part here. */
+		static const struct settings judging = { 1, { SCORE_LEAST_ALLOCATED, NULL, 0 },
+							 CONFIG_MISSING_ALLOW, CONFIG_LOG_INFO, 0 };
+		struct decide_input in = { d, &judging, 0, DECIDE_VERDICT };
+		struct decision dec;
+		int r, z;
+
+		decide(&in, inv, 0, &dec);
+		admit = dec.passes;
+		if (!admit && why)
+			snprintf(why, why_size, "%s", dec.reason);
+		if (admit && l->o.mode == LEDGER_PREDICTED)
+			for (r = 0; r < inv->nresources; r++)
+				for (z = 0; z < inv->numa_count; z++)
+					if (verdict_usage(&dec.verdict, r, z) > 0)
+						usage_add(p, inv->resources[r].name, inv->numa_ids[z],
+							  verdict_usage(&dec.verdict, r, z));
+		decision_cleanup(&dec);
+		inventory_node_free(inv);
+	}
+	if (p->nusage == 0) {
+		n = pod_exclusive_amounts(d, &amounts);
+		for (i = 0; i < n; i++)
+			usage_add(p, amounts[i].name, -1, amounts[i].amount);
+		free(amounts);
+	}
+	pod_demand_free(d);
+	return admit;
+}
+
+static void assume(struct ledger *l, struct lpod *p)
+{
+	compute_usage(l, p, NULL, 0);
+	if (p->nusage == 0) {
+		p->state = POD_REFLECTED; /* takes nothing the agents count */
+		return;
+	}
+	p->state = POD_ASSUMED;
+	p->assumed_ms = store_now_ms();
+	mark_dirty(l, p->node);
+	log_debug("pod assumed", "namespace=%s pod=%s node=%s mode=%s resources=%zu",
+		  log_q(p->spec.namespace_), log_q(p->spec.name), log_q(p->node->name),
+		  ledger_mode_name(l->o.mode), p->nusage);
+}
+
+/* --- flushes --- */
+
+/* The fingerprint of the live pods the ledger knows on the node, counted the
+ * way the agent says it counts them. */
+static void ledger_fingerprint(const struct lnode *n, const char *method, char *out)
+{
+	bool exclusive_only = method && strcmp(method, "with-exclusive-resources") == 0;
+	struct pod_ref *refs = xcalloc(n->npods + 1, sizeof *refs);
+	size_t i, k = 0;
+
+	for (i = 0; i < n->npods; i++) {
+		const struct lpod *p = n->pods[i];
+
+		if (p->state == POD_DEPARTED)
+			continue;
+		if (exclusive_only &&
+		    !pod_has_exclusive_resources(&p->spec, n->base ? n->base->inventory : NULL))
+			continue;
+		refs[k].namespace_ = p->spec.namespace_;
+		refs[k].name = p->spec.name;
+		k++;
+	}
+	podfingerprint(refs, k, out);
+	free(refs);
+}
+
+/* Drops one assumption: the NRT is now taken to include the pod. */
+static void drop(struct ledger *l, struct lpod *p)
+{
+	if (p->state == POD_DEPARTED) {
+		pod_remove(l, p);
+		return;
+	}
+	p->state = POD_REFLECTED;
+	usage_free(p);
+}
+
+/* A new NRT for the node arrived: which assumptions does it settle? */
+static void flush(struct ledger *l, struct lnode *n, const struct inventory_node *nrt)
+{
+	const char *fp = inventory_attribute(nrt, "nodeTopologyPodsFingerprint");
+	const char *method = inventory_attribute(nrt, "nodeTopologyPodsFingerprintMethod");
+	int64_t now = store_now_ms();
+	size_t i, ntaken = 0;
+
+	snprintf(n->nrt_fingerprint, sizeof n->nrt_fingerprint, "%s", fp ? fp : "");
+	snprintf(n->nrt_method, sizeof n->nrt_method, "%s", method ? method : "");
+	ledger_fingerprint(n, method, n->ledger_fingerprint);
+	for (i = 0; i < n->npods; i++)
+		ntaken += taken(n->pods[i]);
+	if (ntaken == 0)
+		return;
+	if (fp && strcmp(fp, n->ledger_fingerprint) == 0) {
+		for (i = n->npods; i-- > 0;) {
+			if (taken(n->pods[i])) {
+				l->flushed_fingerprint++;
+				drop(l, n->pods[i]);
+			}
+		}
+		log_debug("NRT includes every assumed pod (fingerprints match)", "node=%s pods=%zu",
+			  log_q(n->name), ntaken);
+		return;
+	}
+	if (fp)
+		l->mismatches++;
+	for (i = n->npods; i-- > 0;) {
+		struct lpod *p = n->pods[i];
+		int64_t age = now - p->assumed_ms;
+
+		if (!taken(p))
+			continue;
+		if (fp == NULL && age > l->o.assume_ttl_ms) {
+			l->flushed_ttl++;
+			drop(l, p);
+		} else if (fp && age > l->o.max_assume_age_ms) {
+			log_warn("assumed pod expired: the node's NRT fingerprint never matched",
+				 "node=%s namespace=%s pod=%s age_ms=%lld nrt=%s ledger=%s", log_q(n->name),
+				 log_q(p->spec.namespace_), log_q(p->spec.name), (long long)age, log_q(fp),
+				 log_q(n->ledger_fingerprint));
+			l->flushed_expired++;
+			drop(l, p);
+		}
+	}
+}
+
+static struct store_node *overlay(void *arg, const char *name, const struct store_node *base)
+{
+	struct ledger *l = arg;
+	struct store_node *out = NULL;
+	struct lnode *n;
+	size_t i;
+	bool any = false;
+
+	if (base == NULL) {
+		/* The NRT is gone: nothing to take from until it returns. */
+		pthread_mutex_lock(&l->lock);
+		n = node_find(l, name);
+		if (n) {
+			store_node_unref(n->base);
+			n->base = NULL;
+			n->flushed_base_id = 0;
+		}
+		pthread_mutex_unlock(&l->lock);
+		return NULL;
+	}
+	pthread_mutex_lock(&l->lock);
+	n = node_get(l, base->inventory->name);
+	if (n->base != base) {
+		store_node_ref(base);
+		store_node_unref(n->base);
+		n->base = (struct store_node *)(uintptr_t)base;
+	}
+	if (n->flushed_base_id != base->id) {
+		n->flushed_base_id = base->id;
+		flush(l, n, base->inventory);
+	}
+	for (i = 0; i < n->npods && !any; i++)
+		any = taken(n->pods[i]);
+	if (any) {
+		char *raw = NULL;
+		struct inventory_node *inv = effective_inventory(n, NULL, l->o.keep_raw ? &raw : NULL);
+
+		if (inv) {
+			/* A version of its own: the decision log writes each
+			 * (node, version) once, and replay must see these
+			 * amounts, not the NRT's. */
+			char version[160];
+
+			snprintf(version, sizeof version, "%s+ledger.%llu", base->version,
+				 (unsigned long long)++l->builds);
+			out = store_node_new(inv, base->origin, version, raw);
+		}
+	}
+	pthread_mutex_unlock(&l->lock);
+	return out;
+}
+
+/* --- pods --- */
+
+static struct lpod *pod_add(struct ledger *l, const char *uid, struct pod_spec *spec,
+			    const char *node)
+{
+	struct lpod *p = xcalloc(1, sizeof *p);
+	struct lnode *n = node_get(l, node);
+
+	p->uid = xstrdup(uid);
+	p->spec = *spec;
+	memset(spec, 0, sizeof *spec);
+	p->node = n;
+	p->state = POD_REFLECTED;
+	if (l->count + 1 > l->buckets)
+		grow_table(l);
+	*slot(l, uid) = p;
+	l->count++;
+	if (n->npods == n->cap) {
+		n->cap = n->cap ? n->cap * 2 : 8;
+		n->pods = xreallocarray(n->pods, n->cap, sizeof *n->pods);
+	}
+	n->pods[n->npods++] = p;
+	return p;
+}
+
+/* Gone from the API: an assumption stays until a flush settles it. */
+static void depart(struct ledger *l, struct lpod *p)
+{
+	if (p->state == POD_ASSUMED)
+		p->state = POD_DEPARTED;
+	else if (p->state == POD_REFLECTED)
+		pod_remove(l, p);
+}
+
+static void upsert(struct ledger *l, struct ledger_pod_info *info, bool from_list)
+{
+	struct lpod *p = info->uid ? *slot(l, info->uid) : NULL;
+	bool bound = info->node && info->node[0];
+
+	if (info->uid == NULL)
+		goto out;
+	if (p) {
+		p->seen = true;
+		p->listed = true;
+		if (!bound || info->terminal)
+			depart(l, p);
+		else if (p->state == POD_DEPARTED)
+			p->state = POD_ASSUMED; /* a relist missed it; it is still there */
+		goto out;
+	}
+	if (!bound || info->terminal)
+		goto out;
+	p = pod_add(l, info->uid, info->spec, info->node);
+	p->seen = true;
+	p->listed = true;
+	if (p->node->base == NULL)
+		goto out; /* no inventory: nothing to take from */
+	if (from_list && info->scheduled_ms > 0 &&
+	    store_now_ms() - info->scheduled_ms >= l->o.assume_ttl_ms)
+		goto out; /* bound long before we looked: the NRT has it */
+	assume(l, p);
+out:
+	pod_spec_cleanup(info->spec);
+}
+
+void ledger_list_begin(struct ledger *l)
+{
+	size_t i, k;
+
+	pthread_mutex_lock(&l->lock);
+	for (i = 0; i < l->nnodes; i++)
+		for (k = 0; k < l->nodes[i]->npods; k++)
+			l->nodes[i]->pods[k]->listed = false;
+	pthread_mutex_unlock(&l->lock);
+}
+
+void ledger_list_pod(struct ledger *l, struct ledger_pod_info *p)
+{
+	pthread_mutex_lock(&l->lock);
+	upsert(l, p, true);
+	unlock_and_refresh(l);
+}
+
+void ledger_list_end(struct ledger *l, bool complete)
+{
+	size_t i, k;
+
+	if (!complete)
+		return;
+	pthread_mutex_lock(&l->lock);
+	for (i = 0; i < l->nnodes; i++) {
+		struct lnode *n = l->nodes[i];
+
+		for (k = n->npods; k-- > 0;) {
+			struct lpod *p = n->pods[k];
+
+			/* A pod only our bind knows may not have reached
+			 * the list yet. */
+			if (!p->listed && p->state != POD_DEPARTED && p->seen)
+				depart(l, p);
+		}
+	}
+	if (!l->listed) {
+		size_t pods = 0, held = 0;
+
+		for (i = 0; i < l->nnodes; i++)
+			for (k = 0; k < l->nodes[i]->npods; k++) {
+				pods += l->nodes[i]->pods[k]->state != POD_DEPARTED;
+				held += taken(l->nodes[i]->pods[k]);
+			}
+		log_info("pods listed for the assumed-pod ledger", "pods=%zu assumed=%zu", pods, held);
+	}
+	l->listed = true;
+	unlock_and_refresh(l);
+}
+
+bool ledger_listed(struct ledger *l)
+{
+	bool listed;
+
+	pthread_mutex_lock(&l->lock);
+	listed = l->listed;
+	pthread_mutex_unlock(&l->lock);
+	return listed;
+}
+
+void ledger_pod_changed(struct ledger *l, struct ledger_pod_info *p)
+{
+	pthread_mutex_lock(&l->lock);
+	upsert(l, p, false);
+	unlock_and_refresh(l);
+}
+
+void ledger_pod_deleted(struct ledger *l, const char *uid)
+{
+	struct lpod *p;
+
+	pthread_mutex_lock(&l->lock);
+	p = *slot(l, uid);
+	if (p)
+		depart(l, p);
+	unlock_and_refresh(l);
+}
+
+static void spec_copy(const struct pod_spec *in, struct pod_spec *out)
+{
+	size_t i, k;
+
+	memset(out, 0, sizeof *out);
+	out->namespace_ = xstrdup(in->namespace_ ? in->namespace_ : "default");
+	out->name = xstrdup(in->name ? in->name : "");
+	out->uid = in->uid ? xstrdup(in->uid) : NULL;
+	out->has_status_qos = in->has_status_qos;
+	out->status_qos = in->status_qos;
+	out->ncontainers = in->ncontainers;
+	out->containers = xcalloc(in->ncontainers + 1, sizeof *out->containers);
+	for (i = 0; i < in->ncontainers; i++) {
+		const struct pod_container *a = &in->containers[i];
+		struct pod_container *b = &out->containers[i];
+
+		b->name = xstrdup(a->name ? a->name : "");
+		b->kind = a->kind;
+		b->nrequests = a->nrequests;
+		b->requests = xcalloc(a->nrequests + 1, sizeof *b->requests);
+		for (k = 0; k < a->nrequests; k++) {
+			b->requests[k].name = xstrdup(a->requests[k].name);
+			b->requests[k].q = a->requests[k].q;
+		}
+		b->nlimits = a->nlimits;
+		b->limits = xcalloc(a->nlimits + 1, sizeof *b->limits);
+		for (k = 0; k < a->nlimits; k++) {
+			b->limits[k].name = xstrdup(a->limits[k].name);
+			b->limits[k].q = a->limits[k].q;
+		}
+	}
+}
+
+enum ledger_bind_result ledger_bind(struct ledger *l, const struct pod_spec *spec, const char *uid,
+				    const char *node, char *why, size_t why_size)
+{
+	enum ledger_bind_result result = LEDGER_BIND_KNOWN;
+	struct pod_spec copy;
+	struct lpod *p;
+
+	pthread_mutex_lock(&l->lock);
+	if (*slot(l, uid) == NULL) {
+		spec_copy(spec, &copy);
+		p = pod_add(l, uid, &copy, node);
+		result = LEDGER_BIND_ADDED;
+		if (p->node->base) {
+			/* kube-scheduler may have filtered this pod before an
+			 * earlier pod's bind arrived: check again, under the
+			 * lock that orders every assumption. */
+			if (!compute_usage(l, p, why, why_size)) {
+				pod_remove(l, p);
+				result = LEDGER_BIND_NO_FIT;
+			} else if (p->nusage > 0) {
+				p->state = POD_ASSUMED;
+				p->assumed_ms = store_now_ms();
+				mark_dirty(l, p->node);
+			}
+		}
+	}
+	unlock_and_refresh(l);
+	return result;
+}
+
+void ledger_bind_failed(struct ledger *l, const char *uid)
+{
+	struct lpod *p;
+
+	pthread_mutex_lock(&l->lock);
+	p = *slot(l, uid);
+	if (p && !p->seen) {
+		if (taken(p))
+			mark_dirty(l, p->node);
+		pod_remove(l, p);
+	}
+	unlock_and_refresh(l);
+}
+
+/* --- lifetime, stats, inspection --- */
+
+struct ledger *ledger_new(struct store *store, const struct ledger_options *o)
+{
+	struct ledger *l = xcalloc(1, sizeof *l);
+
+	pthread_mutex_init(&l->lock, NULL);
+	l->store = store;
+	l->o = *o;
+	l->buckets = 1024;
+	l->table = xcalloc(l->buckets, sizeof *l->table);
+	store_set_overlay(store, overlay, l);
+	return l;
+}
+
+void ledger_free(struct ledger *l)
+{
+	size_t i;
+
+	if (l == NULL)
+		return;
+	store_set_overlay(l->store, NULL, NULL);
+	for (i = 0; i < l->nnodes; i++) {
+		struct lnode *n = l->nodes[i];
+
+		while (n->npods > 0)
+			pod_remove(l, n->pods[n->npods - 1]);
+		free(n->pods);
+		store_node_unref(n->base);
+		free(n->name);
+		free(n);
+	}
+	free(l->nodes);
+	free(l->table);
+	free(l->dirty);
+	pthread_mutex_destroy(&l->lock);
+	free(l);
+}
+
+void ledger_stats(struct ledger *l, struct ledger_stats *out)
+{
+	int64_t now = store_now_ms();
+	size_t i, k;
+
+	memset(out, 0, sizeof *out);
+	pthread_mutex_lock(&l->lock);
+	for (i = 0; i < l->nnodes; i++) {
+		for (k = 0; k < l->nodes[i]->npods; k++) {
+			const struct lpod *p = l->nodes[i]->pods[k];
+
+			out->pods += p->state != POD_DEPARTED;
+			if (!taken(p))
+				continue;
+			out->assumed++;
+			if (now - p->assumed_ms > out->oldest_assumed_ms)
+				out->oldest_assumed_ms = now - p->assumed_ms;
+		}
+	}
+	out->flushed_fingerprint = l->flushed_fingerprint;
+	out->flushed_ttl = l->flushed_ttl;
+	out->flushed_expired = l->flushed_expired;
+	out->fingerprint_mismatches = l->mismatches;
+	pthread_mutex_unlock(&l->lock);
+}
+
+static const char *state_name(enum pod_state s)
+{
+	return s == POD_ASSUMED ? "assumed" : s == POD_DEPARTED ? "departed" : "reflected";
+}
+
+static struct json_object *node_json(const struct ledger *l, const struct lnode *n, int64_t now)
+{
+	struct json_object *o = json_object_new_object(), *pods = json_object_new_array();
+	char fp[PODFINGERPRINT_LEN + 1];
+	size_t i, k;
+
+	json_object_object_add(o, "node", json_object_new_string(n->name));
+	json_object_object_add(o, "inventory", json_object_new_boolean(n->base != NULL));
+	json_object_object_add(o, "mode", json_object_new_string(ledger_mode_name(l->o.mode)));
+	json_object_object_add(o, "nrtFingerprint", json_object_new_string(n->nrt_fingerprint));
+	json_object_object_add(o, "nrtFingerprintMethod",
+			       json_object_new_string(n->nrt_method[0] ? n->nrt_method : "all"));
+	ledger_fingerprint(n, n->nrt_method[0] ? n->nrt_method : NULL, fp);
+	json_object_object_add(o, "ledgerFingerprint", json_object_new_string(fp));
+	for (i = 0; i < n->npods; i++) {
+		const struct lpod *p = n->pods[i];
+		struct json_object *po = json_object_new_object(), *takes = json_object_new_array();
+
+		json_object_object_add(po, "namespace", json_object_new_string(p->spec.namespace_));
+		json_object_object_add(po, "name", json_object_new_string(p->spec.name));
+		json_object_object_add(po, "uid", json_object_new_string(p->uid));
+		json_object_object_add(po, "state", json_object_new_string(state_name(p->state)));
+		if (taken(p)) {
+			json_object_object_add(po, "assumedSeconds",
+					       json_object_new_double((double)(now - p->assumed_ms) / 1000.0));
+			for (k = 0; k < p->nusage; k++) {
+				struct json_object *u = json_object_new_object();
+				char amount[64];
+
+				resource_amount_format(p->usage[k].resource, p->usage[k].amount, amount,
+						       sizeof amount);
+				json_object_object_add(u, "resource",
+						       json_object_new_string(p->usage[k].resource));
+				json_object_object_add(u, "numa", p->usage[k].numa_id >= 0
+						       ? json_object_new_int(p->usage[k].numa_id)
+						       : json_object_new_string("every"));
+				json_object_object_add(u, "amount", json_object_new_int64(p->usage[k].amount));
+				json_object_object_add(u, "text", json_object_new_string(amount));
+				json_object_array_add(takes, u);
+			}
+		}
+		json_object_object_add(po, "takes", takes);
+		json_object_array_add(pods, po);
+	}
+	json_object_object_add(o, "pods", pods);
+	return o;
+}
+
+char *ledger_json(struct ledger *l, const char *node)
+{
+	struct json_object *o;
+	int64_t now = store_now_ms();
+	char *out;
+	size_t i, k;
+
+	pthread_mutex_lock(&l->lock);
+	if (node) {
+		const struct lnode *n = node_find(l, node);
+
+		if (n == NULL) {
+			pthread_mutex_unlock(&l->lock);
+			return NULL;
+		}
+		o = node_json(l, n, now);
+	} else {
+		struct json_object *nodes = json_object_new_array();
+
+		o = json_object_new_object();
+		json_object_object_add(o, "mode", json_object_new_string(ledger_mode_name(l->o.mode)));
+		for (i = 0; i < l->nnodes; i++) {
+			const struct lnode *n = l->nodes[i];
+			size_t live = 0, held = 0;
+			struct json_object *e;
+
+			for (k = 0; k < n->npods; k++) {
+				live += n->pods[k]->state != POD_DEPARTED;
+				held += taken(n->pods[k]);
+			}
+			if (live == 0 && held == 0)
+				continue;
+			e = json_object_new_object();
+			json_object_object_add(e, "node", json_object_new_string(n->name));
+			json_object_object_add(e, "pods", json_object_new_int64((int64_t)live));
+			json_object_object_add(e, "assumed", json_object_new_int64((int64_t)held));
+			json_object_array_add(nodes, e);
+		}
+		json_object_object_add(o, "nodes", nodes);
+	}
+	pthread_mutex_unlock(&l->lock);
+	out = xstrdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	return out;
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The assumed-pod ledger: what pods bound since a node's last NRT update will
+ * take, until the node agent publishes an NRT that includes them.
+ *
+ * It knows every assigned, non-terminal pod (from the pod watch, and from
+ * our own bind verb at once). A pod that appears on a node with an inventory
+ * is *assumed*: its exclusive resources are taken off that node's zones,
+ * either where the simulation predicts the kubelet will put them (predicted
+ * mode) or off every zone that lists them (pessimistic). The ledger is the
+ * store's overlay: every request sees `NRT - assumed pods`, in the same
+ * immutable snapshot set, and the verdict cache keys change with it.
+ *
+ * An NRT update flushes a node: when it carries nodeTopologyPodsFingerprint
+ * equal to the fingerprint of the live pods the ledger knows there (method
+ * `all` or `with-exclusive-resources`), every assumed pod of the node is
+ * reflected in it and dropped. Without a fingerprint, an assumed pod is
+ * dropped by the first update that arrives more than assumeTTL after it was
+ * assumed; with a fingerprint that does not match, after maxAssumeAge (so a
+ * node whose agent counts pods differently cannot stall for ever). A deleted
+ * or terminal assumed pod keeps its resources taken until such a flush: the
+ * NRT has not shown them freed yet.
+ *
+ * Pods already bound when the ledger first lists them count as reflected
+ * unless they were scheduled less than assumeTTL ago. Thread-safe: one mutex;
+ * never held while calling into the store. */
+#ifndef EXTENDER_LEDGER_H
+#define EXTENDER_LEDGER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "extender/inventory/store.h"
+#include "topology/err.h"
+#include "topology/pod.h"
+
+enum ledger_mode {
+	LEDGER_PREDICTED,    /* the zones the simulation predicts */
+	LEDGER_PESSIMISTIC,  /* every zone that lists the resource */
+};
+
+struct ledger_options {
+	enum ledger_mode mode;
+	int64_t assume_ttl_ms;      /* default 30 s */
+	int64_t max_assume_age_ms;  /* default 10 min */
+	/* Give effective snapshots their NRT as JSON (store_node.raw), which
+	 * only the decision log reads: encoding it is most of an assumption's
+	 * cost. */
+	bool keep_raw;
+};
+
+/* A pod as the watch reports it. spec is moved into the ledger (left zeroed). */
+struct ledger_pod_info {
+	const char *uid;
+	const char *node;            /* spec.nodeName; NULL or "": not bound */
+	bool terminal;               /* status.phase Succeeded or Failed */
+	int64_t scheduled_ms;        /* PodScheduled time, else creation; 0: unknown */
+	struct pod_spec *spec;       /* namespace, name, containers */
+};
+
+struct ledger;
+
+/* Installs itself as the store's overlay. */
+struct ledger *ledger_new(struct store *store, const struct ledger_options *o);
+/* Removes the overlay and frees everything. Accepts NULL. */
+void ledger_free(struct ledger *l);
+
+/* The pod watch. A list replaces what the ledger knows (pods it does not
+ * list are gone); items of a list count as reflected unless scheduled
+ * recently; a pod first seen on a watch event is assumed. */
+void ledger_list_begin(struct ledger *l);
+void ledger_list_pod(struct ledger *l, struct ledger_pod_info *p);
+void ledger_list_end(struct ledger *l, bool complete);
+void ledger_pod_changed(struct ledger *l, struct ledger_pod_info *p);
+void ledger_pod_deleted(struct ledger *l, const char *uid);
+/* Whether a complete pod list has been applied (readiness). */
+bool ledger_listed(struct ledger *l);
+
+/* The bind verb, before it creates the Binding: re-validates and assumes
+ * the pod on node at once (a copy of spec is kept). kube-scheduler may have
+ * filtered the pod before an earlier pod's bind arrived, so the simulation
+ * must still admit it on the node minus every assumption: otherwise NO_FIT,
+ * the rejection's short reason in why, nothing recorded. KNOWN: the ledger
+ * had the pod already (the watch was quicker). A node without an inventory
+ * is not checked. */
+enum ledger_bind_result {
+	LEDGER_BIND_ADDED,
+	LEDGER_BIND_KNOWN,
+	LEDGER_BIND_NO_FIT,
+};
+enum ledger_bind_result ledger_bind(struct ledger *l, const struct pod_spec *spec, const char *uid,
+				    const char *node, char *why, size_t why_size);
+/* The Binding failed after ADDED: forgets the pod unless the watch has seen
+ * it bound. */
+void ledger_bind_failed(struct ledger *l, const char *uid);
+
+struct ledger_stats {
+	uint64_t pods;               /* live pods known */
+	uint64_t assumed;            /* assumed or departed, still taken off */
+	int64_t oldest_assumed_ms;   /* age of the oldest, 0 when none */
+	uint64_t flushed_fingerprint, flushed_ttl, flushed_expired;
+	uint64_t fingerprint_mismatches;
+};
+void ledger_stats(struct ledger *l, struct ledger_stats *out);
+
+/* One node's ledger as JSON (new string): the NRT's fingerprint and method,
+ * the ledger's fingerprint of the same pod set, and every pod with its state,
+ * age and what it takes; NULL when the ledger knows nothing of the node.
+ * With node NULL: a summary of every node with pods or assumptions. */
+char *ledger_json(struct ledger *l, const char *node);
+
+const char *ledger_mode_name(enum ledger_mode m);
+
+#endif

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* strptime and timegm */
+#define _GNU_SOURCE
+#include "extender/inventory/source_pods.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "extender/kube/reflector.h"
+#include "extender/log.h"
+#include "extender/codec/pod_decode.h"
+#include "extender/inventory/source_kube.h"
+#include "extender/xalloc.h"
+
+struct source_pods {
+	struct ledger *ledger;
+	struct kube_reflector *reflector;
+};
+
+static const char *pods_path(void *arg, int fallback)
+{
+	(void)arg;
+	return fallback == 0 ? "/api/v1/pods" : NULL;
+}
+
+static const char *str_at(struct json_object *o, const char *a, const char *b)
+{
+	struct json_object *x = NULL, *y = NULL;
+
+	if (!json_object_object_get_ex(o, a, &x))
+		return NULL;
+	if (b == NULL)
+		return json_object_is_type(x, json_type_string) ? json_object_get_string(x) : NULL;
+	if (!json_object_object_get_ex(x, b, &y) || !json_object_is_type(y, json_type_string))
+		return NULL;
+	return json_object_get_string(y);
+}
+
+int64_t rfc3339_ms(const char *text)
+{
+	struct tm tm;
+	const char *rest;
+	int64_t ms = 0, offset = 0;
+
+	if (text == NULL)
+		return 0;
+	memset(&tm, 0, sizeof tm);
+	rest = strptime(text, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (rest == NULL)
+		return 0;
+	if (*rest == '.') {
+		int digits = 0;
+
+		for (rest++; *rest >= '0' && *rest <= '9'; rest++, digits++)
+			if (digits < 3)
+				ms = ms * 10 + (*rest - '0');
+		for (; digits < 3; digits++)
+			ms *= 10;
+	}
+	if (*rest == '+' || *rest == '-') {
+		int h = 0, m = 0;
+
+		if (sscanf(rest + 1, "%2d:%2d", &h, &m) != 2)
+			return 0;
+		offset = (int64_t)(h * 60 + m) * 60000 * (*rest == '+' ? 1 : -1);
+	} else if (*rest != 'Z' && *rest != 'z') {
+		return 0;
+	}
+	return (int64_t)timegm(&tm) * 1000 + ms - offset;
+}
+
+/* When the pod was bound: the PodScheduled condition, else its creation. */
+static int64_t scheduled_ms(struct json_object *o)
+{
+	struct json_object *status = NULL, *conds = NULL;
+	size_t i;
+
+	if (json_object_object_get_ex(o, "status", &status) &&
+	    json_object_object_get_ex(status, "conditions", &conds) &&
+	    json_object_is_type(conds, json_type_array)) {
+		for (i = 0; i < json_object_array_length(conds); i++) {
+			struct json_object *c = json_object_array_get_idx(conds, i);
+			const char *type = str_at(c, "type", NULL), *status_ = str_at(c, "status", NULL);
+
+			if (type && strcmp(type, "PodScheduled") == 0 && status_ &&
+			    strcmp(status_, "True") == 0)
+				return rfc3339_ms(str_at(c, "lastTransitionTime", NULL));
+		}
+	}
+	return rfc3339_ms(str_at(o, "metadata", "creationTimestamp"));
+}
+
+bool pod_info_from_json(struct json_object *o, struct ledger_pod_info *info, struct pod_spec *spec)
+{
+	const char *phase = str_at(o, "status", "phase");
+	struct errmsg msg;
+
+	memset(info, 0, sizeof *info);
+	memset(spec, 0, sizeof *spec);
+	info->uid = str_at(o, "metadata", "uid");
+	if (info->uid == NULL || str_at(o, "metadata", "name") == NULL)
+		return false;
+	info->node = str_at(o, "spec", "nodeName");
+	info->terminal = phase && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0);
+	info->scheduled_ms = scheduled_ms(o);
+	info->spec = spec;
+	if (pod_decode_json(o, "pod watch", spec, &msg) != ERR_OK) {
+		const char *ns = str_at(o, "metadata", "namespace");
+
+
+		log_warn("pod resources do not decode; it counts in fingerprints only",
+			 "namespace=%s pod=%s error=%s", log_q(ns ? ns : "default"),
+			 log_q(str_at(o, "metadata", "name")), log_q(msg.text));
+		pod_spec_cleanup(spec);
+		memset(spec, 0, sizeof *spec);
+		spec->namespace_ = xstrdup(ns ? ns : "default");
+		spec->name = xstrdup(str_at(o, "metadata", "name"));
+	}
+	return true;
+}
+
+static void list_begin(void *arg)
+{
+	struct source_pods *s = arg;
+
+	ledger_list_begin(s->ledger);
+}
+
+static void list_item(void *arg, struct json_object *item)
+{
+	struct source_pods *s = arg;
+	struct ledger_pod_info info;
+	struct pod_spec spec;
+
+	if (pod_info_from_json(item, &info, &spec))
+		ledger_list_pod(s->ledger, &info);
+	pod_spec_cleanup(&spec);
+}
+
+static void list_end(void *arg, bool complete)
+{
+	struct source_pods *s = arg;
+
+	ledger_list_end(s->ledger, complete);
+}
+
+static void event(void *arg, const char *type, struct json_object *obj)
+{
+	struct source_pods *s = arg;
+	struct ledger_pod_info info;
+	struct pod_spec spec;
+
+	if (!pod_info_from_json(obj, &info, &spec)) {
+		pod_spec_cleanup(&spec);
+		return;
+	}
+	if (strcmp(type, "DELETED") == 0)
+		ledger_pod_deleted(s->ledger, info.uid);
+	else
+		ledger_pod_changed(s->ledger, &info);
+	pod_spec_cleanup(&spec);
+}
+
+static void batch_end(void *arg)
+{
+	(void)arg; /* every event is applied as it comes */
+}
+
+static const struct kube_reflector_ops pod_ops = {
+	.kind = "Pod",
+	.resource = "pods",
+	/* spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed */
+	.field_selector = "spec.nodeName%21%3D%2Cstatus.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed",
+	.path = pods_path,
+	.list_begin = list_begin,
+	.list_item = list_item,
+	.list_end = list_end,
+	.event = event,
+	.batch_end = batch_end,
+	.contact = NULL,
+};
+
+enum err source_pods_start(struct ledger *ledger, const struct config *cfg,
+			   struct source_pods **out, struct errmsg *msg)
+{
+	struct source_pods *s = xcalloc(1, sizeof *s);
+	enum err rc;
+
+	*out = NULL;
+	s->ledger = ledger;
+	rc = kube_reflector_start_for(cfg, &pod_ops, s, &s->reflector, msg);
+	if (rc != ERR_OK) {
+		free(s);
+		return rc;
+	}
+	*out = s;
+	return ERR_OK;
+}
+
+struct source_pods *source_pods_detached(struct ledger *ledger)
+{
+	struct source_pods *s = xcalloc(1, sizeof *s);
+
+	s->ledger = ledger;
+	return s;
+}
+
+bool source_pods_feed(struct source_pods *s, const char *data, size_t len, size_t chunk)
+{
+	return kube_reflector_feed(&pod_ops, s, 1 << 20, data, len, chunk);
+}
+
+void source_pods_stop(struct source_pods *s)
+{
+	if (s == NULL)
+		return;
+	kube_reflector_stop(s->reflector);
+	free(s);
+}
+
+bool source_pods_listed(struct source_pods *s)
+{
+	return s && s->reflector && kube_reflector_listed(s->reflector);
+}
