@@ -413,12 +413,74 @@ static void repeated_demand_is_not_judged_again(void **state)
 	config_cleanup(&cfg);
 }
 
+/* kube-scheduler sends every replica of a workload with the same 5000
+ * candidate nodes: the second filter answers every node from the verdict
+ * cache (0 judged: no miss), with the same reply. */
+static void repeated_5000_name_filter_judges_nothing(void **state)
+{
+	enum { NODES = 5000 };
+	struct nrt_object *objs = NULL;
+	struct settings_holder holder;
+	struct handler_ctx ctx;
+	struct store *store = store_new();
+	struct store_batch *batch = store_batch_new();
+	struct verdict_cache_stats a, b;
+	struct textbuf body;
+	struct config cfg;
+	struct errmsg msg;
+	struct reply r1, r2;
+	char *podjson;
+	size_t nobjs = 0, i;
+
+	(void)state;
+	assert_int_equal(nrt_load_path(NRT_DIR "/worker-gpu4.yaml", &objs, &nobjs, &msg), ERR_OK);
+	for (i = 0; i < NODES; i++) {
+		struct inventory_node *inv = NULL;
+		char name[32];
+
+		snprintf(name, sizeof name, "w-%04zu", i);
+		free(objs[0].name);
+		objs[0].name = strdup(name);
+		assert_int_equal(inventory_node_new(&objs[0], &inv, &msg), ERR_OK);
+		store_batch_put(batch, inv, "test", "1");
+	}
+	store_publish(store, batch); /* frees the batch */
+	config_init(&cfg);
+	settings_holder_init(&holder, settings_new(&cfg));
+	memset(&ctx, 0, sizeof ctx);
+	ctx.store = store;
+	ctx.settings = &holder;
+	podjson = read_file_or_die(POD_DIR "/00-fixture.json", NULL);
+	textbuf_init(&body, 1 << 20);
+	textbuf_printf(&body, "{\"Pod\":%s,\"NodeNames\":[", podjson);
+	for (i = 0; i < NODES; i++)
+		textbuf_printf(&body, "%s\"w-%04zu\"", i ? "," : "", i);
+	textbuf_adds(&body, "]}");
+	handle_filter(&ctx, textbuf_str(&body), textbuf_len(&body), &r1);
+	verdict_cache_stats(&a);
+	handle_filter(&ctx, textbuf_str(&body), textbuf_len(&body), &r2);
+	verdict_cache_stats(&b);
+	assert_int_equal(r1.status, 200);
+	assert_string_equal(r1.body, r2.body);
+	assert_int_equal(b.misses - a.misses, 0);
+	assert_int_equal(b.hits - a.hits, NODES);
+	free(r1.body);
+	free(r2.body);
+	textbuf_free(&body);
+	free(podjson);
+	settings_holder_cleanup(&holder);
+	config_cleanup(&cfg);
+	store_free(store);
+	nrt_objects_free(objs, nobjs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(outcome_names),
 		cmocka_unit_test(repeated_demand_is_not_judged_again),
 		cmocka_unit_test(every_verb_decides_alike),
+		cmocka_unit_test(repeated_5000_name_filter_judges_nothing),
 	};
 
 	return cmocka_run_group_tests_name("decide", tests, setup, teardown);
