@@ -189,6 +189,11 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 	struct decision_record *record = NULL;
 	struct decide_input in;
 	struct decision d;
+	struct {
+		bool *passes;
+		const char **versions;
+		uint64_t *numa_ids;
+	} memo = { NULL, NULL, NULL };
 	size_t i, n = 0;
 	bool stale, refused;
 	bool debug = log_enabled(CONFIG_LOG_DEBUG);
@@ -212,6 +217,13 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 	}
 	outcome = xcalloc(args.nnames + 1, sizeof *outcome);
 	why = xcalloc(args.nnames + 1, sizeof *why);
+	if (h->ledger && args.pod.uid && args.pod.uid[0]) {
+		/* The ledger remembers what we said, per node, until the pod
+		 * shows up bound (its placement; the kubelet's feedback). */
+		memo.passes = xcalloc(args.nnames + 1, sizeof *memo.passes);
+		memo.versions = xcalloc(args.nnames + 1, sizeof *memo.versions);
+		memo.numa_ids = xcalloc(args.nnames + 1, sizeof *memo.numa_ids);
+	}
 	in.demand = demand;
 	in.settings = settings;
 	in.demand_id = demand_id_of(demand);
@@ -233,7 +245,15 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 		if (record)
 			decision_record_node(record, args.names[i], sn, decision_outcome_name(d.outcome),
 					     why[i], d.numa_ids, d.score, NULL);
+		if (memo.passes) {
+			memo.passes[i] = d.passes;
+			memo.versions[i] = sn ? sn->version : NULL;
+			memo.numa_ids[i] = d.numa_ids;
+		}
 	}
+	if (memo.passes)
+		ledger_note_filter(h->ledger, args.pod.uid, args.nnames, (const char *const *)args.names,
+				   memo.passes, memo.versions, memo.numa_ids);
 	json = wire_encode_filter(&args, outcome, why, &n);
 	if (record)
 		decision_log_submit(h->decisions, record);
@@ -248,6 +268,9 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 		  (unsigned long long)counts[DECISION_NO_INVENTORY]);
 	free(outcome);
 	free(why);
+	free(memo.passes);
+	free(memo.versions);
+	free(memo.numa_ids);
 	reasons_free(&reasons);
 	settings_unref(settings);
 	store_release(set);

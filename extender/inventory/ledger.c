@@ -49,7 +49,34 @@ struct lpod {
 	int64_t assumed_ms;
 	struct usage *usage;
 	size_t nusage;
+	int64_t priority;
+	/* What we had decided on this node, and what the simulation predicts
+	 * the pod holds there for its whole life (known placements only). */
+	enum ledger_decided decided;
+	char *decided_version;
+	bool known;
+	bool checked;      /* the kubelet's verdict was seen */
+	bool rejected;     /* the kubelet's rejection was reported */
+	uint64_t numa_ids;
+	struct usage *placed;
+	size_t nplaced;
 	struct lpod *next; /* hash chain */
+};
+
+/* filter's verdicts for one pod, per node with an inventory (by name hash),
+ * kept until the pod shows up bound. */
+struct memo_node {
+	uint64_t hash;
+	uint64_t numa_ids;
+	size_t version;    /* offset in text */
+	bool pass;
+};
+
+struct memo {
+	char *uid;         /* NULL: free slot */
+	struct memo_node *nodes;
+	size_t n;
+	char *text;
 };
 
 struct lnode {
@@ -76,11 +103,19 @@ struct ledger {
 	uint64_t flushed_fingerprint, flushed_ttl, flushed_expired, mismatches;
 	bool listed;
 	uint64_t builds;             /* effective snapshots made: version suffixes */
+	struct memo *memos;          /* LEDGER_MEMO_PODS, a ring */
+	size_t memo_next;
+	uint64_t checked;            /* predictions the kubelet's verdict checked */
 };
 
 const char *ledger_mode_name(enum ledger_mode m)
 {
 	return m == LEDGER_PESSIMISTIC ? "pessimistic" : "predicted";
+}
+
+const char *ledger_decided_name(enum ledger_decided d)
+{
+	return d == LEDGER_DECIDED_PASS ? "pass" : d == LEDGER_DECIDED_REJECT ? "reject" : "unknown";
 }
 
 /* --- tables --- */
@@ -192,24 +227,35 @@ static void unlock_and_refresh(struct ledger *l)
 	free(names);
 }
 
-static void usage_free(struct lpod *p)
+static void amounts_free(struct usage **u, size_t *n)
 {
 	size_t i;
 
-	for (i = 0; i < p->nusage; i++)
-		free(p->usage[i].resource);
-	free(p->usage);
-	p->usage = NULL;
-	p->nusage = 0;
+	for (i = 0; i < *n; i++)
+		free((*u)[i].resource);
+	free(*u);
+	*u = NULL;
+	*n = 0;
+}
+
+static void amounts_add(struct usage **u, size_t *n, const char *resource, int numa_id,
+			int64_t amount)
+{
+	*u = xreallocarray(*u, *n + 1, sizeof **u);
+	(*u)[*n].resource = xstrdup(resource);
+	(*u)[*n].numa_id = numa_id;
+	(*u)[*n].amount = amount;
+	(*n)++;
+}
+
+static void usage_free(struct lpod *p)
+{
+	amounts_free(&p->usage, &p->nusage);
 }
 
 static void usage_add(struct lpod *p, const char *resource, int numa_id, int64_t amount)
 {
-	p->usage = xreallocarray(p->usage, p->nusage + 1, sizeof *p->usage);
-	p->usage[p->nusage].resource = xstrdup(resource);
-	p->usage[p->nusage].numa_id = numa_id;
-	p->usage[p->nusage].amount = amount;
-	p->nusage++;
+	amounts_add(&p->usage, &p->nusage, resource, numa_id, amount);
 }
 
 static bool taken(const struct lpod *p)
@@ -232,6 +278,8 @@ static void pod_remove(struct ledger *l, struct lpod *p)
 		}
 	}
 	usage_free(p);
+	amounts_free(&p->placed, &p->nplaced);
+	free(p->decided_version);
 	pod_spec_cleanup(&p->spec);
 	free(p->uid);
 	free(p);
@@ -292,10 +340,13 @@ static bool compute_usage(struct ledger *l, struct lpod *p, char *why, size_t wh
 	struct errmsg msg;
 	struct demand_amount *amounts = NULL;
 	struct inventory_node *inv;
-	bool admit = true;
+	bool admit = true, inv_judged = false;
 	size_t n, i;
 
 	usage_free(p);
+	amounts_free(&p->placed, &p->nplaced);
+	p->numa_ids = 0;
+	p->known = false;
 	if (p->spec.ncontainers == 0 || pod_demand_new(&p->spec, &d, &msg) != ERR_OK)
 		return true;
 	inv = effective_inventory(p->node, p, NULL);
@@ -310,17 +361,26 @@ static bool compute_usage(struct ledger *l, struct lpod *p, char *why, size_t wh
 
 		decide(&in, inv, 0, &dec);
 		admit = dec.passes;
+		inv_judged = true;
 		if (!admit && why)
 			snprintf(why, why_size, "%s", dec.reason);
-		if (admit && l->o.mode == LEDGER_PREDICTED)
+		if (admit) {
+			/* The placement, kept for the pod's life (preemption
+			 * reads what evicting it frees, and where). */
+			p->numa_ids = dec.numa_ids;
 			for (r = 0; r < inv->nresources; r++)
 				for (z = 0; z < inv->numa_count; z++)
 					if (verdict_usage(&dec.verdict, r, z) > 0)
-						usage_add(p, inv->resources[r].name, inv->numa_ids[z],
-							  verdict_usage(&dec.verdict, r, z));
+						amounts_add(&p->placed, &p->nplaced, inv->resources[r].name,
+							    inv->numa_ids[z], verdict_usage(&dec.verdict, r, z));
+		}
+		if (admit && l->o.mode == LEDGER_PREDICTED)
+			for (i = 0; i < p->nplaced; i++)
+				usage_add(p, p->placed[i].resource, p->placed[i].numa_id, p->placed[i].amount);
 		decision_cleanup(&dec);
 		inventory_node_free(inv);
 	}
+	p->known = p->decided != LEDGER_DECIDED_UNKNOWN && inv_judged && admit;
 	if (p->nusage == 0) {
 		n = pod_exclusive_amounts(d, &amounts);
 		for (i = 0; i < n; i++)
@@ -483,6 +543,95 @@ static struct store_node *overlay(void *arg, const char *name, const struct stor
 	return out;
 }
 
+/* --- filter's verdicts, until the pod is bound --- */
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3u;
+	}
+	return h;
+}
+
+static void memo_clear(struct memo *m)
+{
+	free(m->uid);
+	free(m->nodes);
+	free(m->text);
+	memset(m, 0, sizeof *m);
+}
+
+void ledger_note_filter(struct ledger *l, const char *uid, size_t n, const char *const *names,
+			const bool *passes, const char *const *versions, const uint64_t *numa_ids)
+{
+	struct memo m;
+	size_t i, k, size = 0, at = 0;
+
+	if (l == NULL || uid == NULL || uid[0] == '\0')
+		return;
+	memset(&m, 0, sizeof m);
+	for (i = 0; i < n; i++)
+		if (versions[i])
+			size += strlen(versions[i]) + 1;
+	if (size == 0)
+		return; /* no node with an inventory: nothing to remember */
+	m.uid = xstrdup(uid);
+	m.nodes = xcalloc(n, sizeof *m.nodes);
+	m.text = xmalloc(size);
+	for (i = 0; i < n; i++) {
+		size_t len;
+
+		if (versions[i] == NULL)
+			continue;
+		len = strlen(versions[i]) + 1;
+		m.nodes[m.n].hash = name_hash(names[i]);
+		m.nodes[m.n].pass = passes[i];
+		m.nodes[m.n].numa_ids = numa_ids ? numa_ids[i] : 0;
+		m.nodes[m.n].version = at;
+		memcpy(m.text + at, versions[i], len);
+		at += len;
+		m.n++;
+	}
+	pthread_mutex_lock(&l->lock);
+	for (k = 0; k < LEDGER_MEMO_PODS; k++)
+		if (l->memos[k].uid && strcmp(l->memos[k].uid, uid) == 0)
+			break;
+	if (k == LEDGER_MEMO_PODS) {
+		k = l->memo_next;
+		l->memo_next = (l->memo_next + 1) % LEDGER_MEMO_PODS;
+	}
+	memo_clear(&l->memos[k]);
+	l->memos[k] = m;
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* What filter said for the pod on node, taken out of the memo. */
+static void memo_take(struct ledger *l, struct lpod *p)
+{
+	uint64_t h = name_hash(p->node->name);
+	size_t k, i;
+
+	for (k = 0; k < LEDGER_MEMO_PODS; k++)
+		if (l->memos[k].uid && strcmp(l->memos[k].uid, p->uid) == 0)
+			break;
+	if (k == LEDGER_MEMO_PODS)
+		return;
+	for (i = 0; i < l->memos[k].n; i++) {
+		const struct memo_node *mn = &l->memos[k].nodes[i];
+
+		if (mn->hash != h)
+			continue;
+		p->decided = mn->pass ? LEDGER_DECIDED_PASS : LEDGER_DECIDED_REJECT;
+		free(p->decided_version);
+		p->decided_version = xstrdup(l->memos[k].text + mn->version);
+		break;
+	}
+	memo_clear(&l->memos[k]);
+}
+
 /* --- pods --- */
 
 static struct lpod *pod_add(struct ledger *l, const char *uid, struct pod_spec *spec,
@@ -527,6 +676,11 @@ static void upsert(struct ledger *l, struct ledger_pod_info *info, bool from_lis
 	if (p) {
 		p->seen = true;
 		p->listed = true;
+		p->priority = info->priority;
+		if (info->running && !p->checked && p->decided != LEDGER_DECIDED_UNKNOWN) {
+			p->checked = true; /* the kubelet admitted it */
+			l->checked++;
+		}
 		if (!bound || info->terminal)
 			depart(l, p);
 		else if (p->state == POD_DEPARTED)
@@ -538,11 +692,24 @@ static void upsert(struct ledger *l, struct ledger_pod_info *info, bool from_lis
 	p = pod_add(l, info->uid, info->spec, info->node);
 	p->seen = true;
 	p->listed = true;
+	p->priority = info->priority;
+	memo_take(l, p);
+	if (info->running && p->decided != LEDGER_DECIDED_UNKNOWN) {
+		p->checked = true;
+		l->checked++;
+	}
 	if (p->node->base == NULL)
 		goto out; /* no inventory: nothing to take from */
 	if (from_list && info->scheduled_ms > 0 &&
-	    store_now_ms() - info->scheduled_ms >= l->o.assume_ttl_ms)
-		goto out; /* bound long before we looked: the NRT has it */
+	    store_now_ms() - info->scheduled_ms >= l->o.assume_ttl_ms) {
+		/* Bound long before we looked: the NRT has it. A pod we
+		 * decided still gets its placement remembered. */
+		if (p->decided != LEDGER_DECIDED_UNKNOWN) {
+			compute_usage(l, p, NULL, 0);
+			usage_free(p);
+		}
+		goto out;
+	}
 	assume(l, p);
 out:
 	pod_spec_cleanup(info->spec);
@@ -672,6 +839,13 @@ enum ledger_bind_result ledger_bind(struct ledger *l, const struct pod_spec *spe
 		spec_copy(spec, &copy);
 		p = pod_add(l, uid, &copy, node);
 		result = LEDGER_BIND_ADDED;
+		memo_take(l, p);
+		if (p->decided == LEDGER_DECIDED_UNKNOWN && p->node->base) {
+			/* Bound through us without a filter we remember: the
+			 * re-validation below is our verdict. */
+			p->decided = LEDGER_DECIDED_PASS;
+			p->decided_version = xstrdup(p->node->base->version);
+		}
 		if (p->node->base) {
 			/* kube-scheduler may have filtered this pod before an
 			 * earlier pod's bind arrived: check again, under the
@@ -704,6 +878,126 @@ void ledger_bind_failed(struct ledger *l, const char *uid)
 	unlock_and_refresh(l);
 }
 
+/* --- views for preemption and the kubelet's verdicts --- */
+
+static void view_of(const struct lpod *p, struct ledger_pod_view *v)
+{
+	size_t k;
+
+	memset(v, 0, sizeof *v);
+	v->uid = xstrdup(p->uid);
+	v->namespace_ = xstrdup(p->spec.namespace_ ? p->spec.namespace_ : "default");
+	v->name = xstrdup(p->spec.name ? p->spec.name : "");
+	v->node = xstrdup(p->node->name);
+	v->priority = p->priority;
+	v->known = p->known;
+	v->decided = p->decided;
+	v->decided_version = p->decided_version ? xstrdup(p->decided_version) : NULL;
+	if (!p->known)
+		return;
+	v->numa_ids = p->numa_ids;
+	v->nplaced = p->nplaced;
+	v->placed = xcalloc(p->nplaced + 1, sizeof *v->placed);
+	for (k = 0; k < p->nplaced; k++) {
+		v->placed[k].resource = xstrdup(p->placed[k].resource);
+		v->placed[k].numa_id = p->placed[k].numa_id;
+		v->placed[k].amount = p->placed[k].amount;
+	}
+}
+
+void ledger_pod_view_cleanup(struct ledger_pod_view *v)
+{
+	size_t k;
+
+	for (k = 0; k < v->nplaced; k++)
+		free(v->placed[k].resource);
+	free(v->placed);
+	free(v->uid);
+	free(v->namespace_);
+	free(v->name);
+	free(v->node);
+	free(v->decided_version);
+	memset(v, 0, sizeof *v);
+}
+
+void ledger_pod_views_free(struct ledger_pod_view *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		ledger_pod_view_cleanup(&v[i]);
+	free(v);
+}
+
+static int view_cmp(const void *a, const void *b)
+{
+	const struct ledger_pod_view *x = a, *y = b;
+	int c = strcmp(x->namespace_, y->namespace_);
+
+	return c ? c : strcmp(x->name, y->name);
+}
+
+size_t ledger_node_pods(struct ledger *l, const char *node, struct ledger_pod_view **out)
+{
+	const struct lnode *n;
+	size_t i, k = 0;
+
+	*out = NULL;
+	pthread_mutex_lock(&l->lock);
+	n = node_find(l, node);
+	if (n && n->npods > 0) {
+		*out = xcalloc(n->npods, sizeof **out);
+		for (i = 0; i < n->npods; i++)
+			if (n->pods[i]->state != POD_DEPARTED)
+				view_of(n->pods[i], &(*out)[k++]);
+	}
+	pthread_mutex_unlock(&l->lock);
+	if (k == 0) {
+		free(*out);
+		*out = NULL;
+	}
+	qsort(*out, k, sizeof **out, view_cmp);
+	return k;
+}
+
+bool ledger_pod(struct ledger *l, const char *uid, struct ledger_pod_view *out)
+{
+	const struct lpod *p;
+
+	memset(out, 0, sizeof *out);
+	pthread_mutex_lock(&l->lock);
+	p = *slot(l, uid);
+	if (p)
+		view_of(p, out);
+	pthread_mutex_unlock(&l->lock);
+	return p != NULL;
+}
+
+bool ledger_kubelet_rejected(struct ledger *l, const char *uid, struct ledger_pod_view *out)
+{
+	struct lpod *p;
+
+	memset(out, 0, sizeof *out);
+	pthread_mutex_lock(&l->lock);
+	p = *slot(l, uid);
+	if (p && p->rejected) {
+		pthread_mutex_unlock(&l->lock);
+		return false;
+	}
+	if (p) {
+		p->rejected = true;
+		view_of(p, out);
+		if (!p->checked && p->decided != LEDGER_DECIDED_UNKNOWN) {
+			p->checked = true;
+			l->checked++;
+		}
+	} else {
+		out->uid = xstrdup(uid);
+	}
+	pthread_mutex_unlock(&l->lock);
+	return true;
+}
+
 /* --- lifetime, stats, inspection --- */
 
 struct ledger *ledger_new(struct store *store, const struct ledger_options *o)
@@ -715,6 +1009,7 @@ struct ledger *ledger_new(struct store *store, const struct ledger_options *o)
 	l->o = *o;
 	l->buckets = 1024;
 	l->table = xcalloc(l->buckets, sizeof *l->table);
+	l->memos = xcalloc(LEDGER_MEMO_PODS, sizeof *l->memos);
 	store_set_overlay(store, overlay, l);
 	return l;
 }
@@ -736,6 +1031,9 @@ void ledger_free(struct ledger *l)
 		free(n->name);
 		free(n);
 	}
+	for (i = 0; i < LEDGER_MEMO_PODS; i++)
+		memo_clear(&l->memos[i]);
+	free(l->memos);
 	free(l->nodes);
 	free(l->table);
 	free(l->dirty);
@@ -766,6 +1064,7 @@ void ledger_stats(struct ledger *l, struct ledger_stats *out)
 	out->flushed_ttl = l->flushed_ttl;
 	out->flushed_expired = l->flushed_expired;
 	out->fingerprint_mismatches = l->mismatches;
+	out->predictions_checked = l->checked;
 	pthread_mutex_unlock(&l->lock);
 }
 
@@ -796,6 +1095,30 @@ static struct json_object *node_json(const struct ledger *l, const struct lnode 
 		json_object_object_add(po, "name", json_object_new_string(p->spec.name));
 		json_object_object_add(po, "uid", json_object_new_string(p->uid));
 		json_object_object_add(po, "state", json_object_new_string(state_name(p->state)));
+		json_object_object_add(po, "priority", json_object_new_int64(p->priority));
+		json_object_object_add(po, "decided", json_object_new_string(ledger_decided_name(p->decided)));
+		if (p->decided_version)
+			json_object_object_add(po, "decidedVersion",
+					       json_object_new_string(p->decided_version));
+		json_object_object_add(po, "placement", json_object_new_string(p->known ? "known" : "unknown"));
+		if (p->known) {
+			struct json_object *ids = json_object_new_array(), *holds = json_object_new_array();
+			int b;
+
+			for (b = 0; b < 64; b++)
+				if ((p->numa_ids >> b) & 1)
+					json_object_array_add(ids, json_object_new_int(b));
+			json_object_object_add(po, "numaNodes", ids);
+			for (k = 0; k < p->nplaced; k++) {
+				struct json_object *u = json_object_new_object();
+
+				json_object_object_add(u, "resource", json_object_new_string(p->placed[k].resource));
+				json_object_object_add(u, "numa", json_object_new_int(p->placed[k].numa_id));
+				json_object_object_add(u, "amount", json_object_new_int64(p->placed[k].amount));
+				json_object_array_add(holds, u);
+			}
+			json_object_object_add(po, "holds", holds);
+		}
 		if (taken(p)) {
 			json_object_object_add(po, "assumedSeconds",
 					       json_object_new_double((double)(now - p->assumed_ms) / 1000.0));

@@ -21,8 +21,18 @@
  * NRT has not shown them freed yet.
  *
  * Pods already bound when the ledger first lists them count as reflected
- * unless they were scheduled less than assumeTTL ago. Thread-safe: one mutex;
- * never held while calling into the store. */
+ * unless they were scheduled less than assumeTTL ago.
+ *
+ * Placements are remembered for a pod's whole life, not only while it is
+ * assumed: a pod that went through our filter (ledger_note_filter) or our
+ * bind and landed on a node with an inventory has a *known* placement, the
+ * amounts per NUMA zone the simulation predicted when it arrived, and the
+ * verdict we gave for that node (pass, with the inventory version judged,
+ * or reject). A pod placed before the extender started, or by a scheduler
+ * that does not call us, has an unknown placement. The preempt verb reads
+ * placements (what evicting a pod frees, and where); the kubelet feedback
+ * reads the verdicts. Thread-safe: one mutex; never held while calling into
+ * the store. */
 #ifndef EXTENDER_LEDGER_H
 #define EXTENDER_LEDGER_H
 
@@ -55,6 +65,8 @@ struct ledger_pod_info {
 	bool terminal;               /* status.phase Succeeded or Failed */
 	int64_t scheduled_ms;        /* PodScheduled time, else creation; 0: unknown */
 	struct pod_spec *spec;       /* namespace, name, containers */
+	int64_t priority;            /* spec.priority (0 when absent) */
+	bool running;                /* status.phase Running: the kubelet admitted it */
 };
 
 struct ledger;
@@ -72,6 +84,14 @@ void ledger_list_pod(struct ledger *l, struct ledger_pod_info *p);
 void ledger_list_end(struct ledger *l, bool complete);
 void ledger_pod_changed(struct ledger *l, struct ledger_pod_info *p);
 void ledger_pod_deleted(struct ledger *l, const char *uid);
+/* filter's verdicts for a pod (uid) on the nodes it judged with an
+ * inventory: passes[i] for names[i], versions[i] the inventory version
+ * judged (NULL for a node without inventory: not remembered). Kept for the
+ * most recent LEDGER_MEMO_PODS filtered pods until the pod shows up bound;
+ * a later filter of the same pod replaces the earlier one. */
+#define LEDGER_MEMO_PODS 1024
+void ledger_note_filter(struct ledger *l, const char *uid, size_t n, const char *const *names,
+			const bool *passes, const char *const *versions, const uint64_t *numa_ids);
 /* Whether a complete pod list has been applied (readiness). */
 bool ledger_listed(struct ledger *l);
 
@@ -93,12 +113,57 @@ enum ledger_bind_result ledger_bind(struct ledger *l, const struct pod_spec *spe
  * it bound. */
 void ledger_bind_failed(struct ledger *l, const char *uid);
 
+/* What we had decided for a pod on its node. */
+enum ledger_decided {
+	LEDGER_DECIDED_UNKNOWN,  /* not through us (or no inventory) */
+	LEDGER_DECIDED_PASS,
+	LEDGER_DECIDED_REJECT,
+};
+const char *ledger_decided_name(enum ledger_decided d); /* "unknown", "pass", "reject" */
+
+/* One amount a pod's placement holds on a NUMA zone. */
+struct ledger_amount {
+	char *resource;
+	int numa_id;
+	int64_t amount;
+};
+
+/* A live pod on a node, copied out of the ledger. */
+struct ledger_pod_view {
+	char *uid, *namespace_, *name;
+	int64_t priority;
+	bool known;                  /* the placement is known (went through us) */
+	uint64_t numa_ids;           /* NUMA ids of the placement (known only) */
+	struct ledger_amount *placed; /* known only: what it holds, per zone */
+	size_t nplaced;
+	enum ledger_decided decided;
+	char *decided_version;       /* the inventory version judged, or NULL */
+	char *node;
+};
+/* Every live (not departed) pod the ledger knows on node, in name order
+ * (namespace, name); *out is NULL when there is none. */
+size_t ledger_node_pods(struct ledger *l, const char *node, struct ledger_pod_view **out);
+/* One pod by UID (false when unknown); out filled as ledger_node_pods does. */
+bool ledger_pod(struct ledger *l, const char *uid, struct ledger_pod_view *out);
+void ledger_pod_view_cleanup(struct ledger_pod_view *v);
+void ledger_pod_views_free(struct ledger_pod_view *v, size_t n);
+
+/* The kubelet turned pod uid away (phase Failed with an admission reason):
+ * out gets what the ledger knows of the pod (decided UNKNOWN and only the
+ * uid when it knows nothing), and a pod we had decided counts as a
+ * prediction checked. Returns false when this pod's rejection was reported
+ * already (out is then left zeroed). Call before ledger_pod_deleted. */
+bool ledger_kubelet_rejected(struct ledger *l, const char *uid, struct ledger_pod_view *out);
+
 struct ledger_stats {
 	uint64_t pods;               /* live pods known */
 	uint64_t assumed;            /* assumed or departed, still taken off */
 	int64_t oldest_assumed_ms;   /* age of the oldest, 0 when none */
 	uint64_t flushed_fingerprint, flushed_ttl, flushed_expired;
 	uint64_t fingerprint_mismatches;
+	/* Pods we had decided whose kubelet verdict (admitted: Running, or
+	 * rejected) has been seen. */
+	uint64_t predictions_checked;
 };
 void ledger_stats(struct ledger *l, struct ledger_stats *out);
 

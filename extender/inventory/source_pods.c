@@ -92,6 +92,19 @@ static int64_t scheduled_ms(struct json_object *o)
 	return rfc3339_ms(str_at(o, "metadata", "creationTimestamp"));
 }
 
+/* spec.priority (an int32 the admission plugin sets); 0 when absent. */
+static int64_t priority_of(struct json_object *o)
+{
+	struct json_object *spec = NULL, *v = NULL;
+	int64_t p;
+
+	if (!json_object_object_get_ex(o, "spec", &spec) ||
+	    !json_object_object_get_ex(spec, "priority", &v) || !json_object_is_type(v, json_type_int))
+		return 0;
+	p = json_object_get_int64(v);
+	return p < INT32_MIN ? INT32_MIN : p > INT32_MAX ? INT32_MAX : p;
+}
+
 bool pod_info_from_json(struct json_object *o, struct ledger_pod_info *info, struct pod_spec *spec)
 {
 	const char *phase = str_at(o, "status", "phase");
@@ -104,6 +117,8 @@ bool pod_info_from_json(struct json_object *o, struct ledger_pod_info *info, str
 		return false;
 	info->node = str_at(o, "spec", "nodeName");
 	info->terminal = phase && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0);
+	info->running = phase && strcmp(phase, "Running") == 0;
+	info->priority = priority_of(o);
 	info->scheduled_ms = scheduled_ms(o);
 	info->spec = spec;
 	if (pod_decode_json(o, "pod watch", spec, &msg) != ERR_OK) {

@@ -123,7 +123,7 @@ static int run(bool keep_raw)
 				return 1;
 			free(spec.name);
 			spec.name = xstrdup(uid);
-			info = (struct ledger_pod_info){ uid, node, false, 0, &spec };
+			info = (struct ledger_pod_info){ uid, node, false, 0, &spec, 0, false };
 			ledger_pod_changed(l, &info);
 			pod_spec_cleanup(&spec);
 		}

@@ -100,7 +100,7 @@ static void bound(struct ledger *l, const char *uid, const char *name, const cha
 		  int gpus, bool list, int64_t scheduled_ms)
 {
 	struct pod_spec spec;
-	struct ledger_pod_info info = { uid, node, false, scheduled_ms, &spec };
+	struct ledger_pod_info info = { uid, node, false, scheduled_ms, &spec, 0, false };
 
 	pod_spec_of(name, cpus, gpus, &spec);
 	if (list)
@@ -442,7 +442,7 @@ static void ledger_exclusive_method_counts_exclusive_pods_only(void **state)
 	static const char *const names[] = { "gpu" };
 	struct fix f;
 	struct pod_spec spec;
-	struct ledger_pod_info info = { "ube", "n1", false, 0, &spec };
+	struct ledger_pod_info info = { "ube", "n1", false, 0, &spec, 0, false };
 	struct ledger_stats st;
 	struct errmsg msg;
 	char fp[PODFINGERPRINT_LEN + 1];
@@ -665,6 +665,86 @@ static void ledger_needs_no_source_json(void **state)
 	fix_stop(&f);
 }
 
+/* A pod that went through our filter keeps its predicted placement, our
+ * verdict and its priority for its whole life (not only while assumed); a
+ * pod no filter of ours saw, or one bound before we looked, is unknown. */
+static void ledger_remembers_placements_for_life(void **state)
+{
+	static const char *const names[] = { "p0", "x1" };
+	static const char *const filtered[] = { "n1", "n2" };
+	static const bool passes[] = { true, false };
+	static const char *const versions[] = { "1", "7" };
+	static const uint64_t numa[] = { 1, 0 };
+	struct fix f;
+	struct ledger_stats st;
+	struct ledger_pod_view *v = NULL, one;
+	struct pod_spec spec;
+	struct ledger_pod_info info = { "k0", "n1", false, 0, &spec, 5, false };
+	char fp[PODFINGERPRINT_LEN + 1], *json;
+	size_t n;
+
+	(void)state;
+	fix_start(&f, LEDGER_PREDICTED, 30000, 600000);
+	publish(f.store, nrt_text("n1", 1, "pfp0v0010000000000000000", NULL, 16, 4));
+	ledger_note_filter(f.ledger, "k0", 2, filtered, passes, versions, numa);
+	pod_spec_of("p0", 4, 1, &spec);
+	ledger_pod_changed(f.ledger, &info);
+	pod_spec_cleanup(&spec);
+	bound(f.ledger, "x1", "x1", "n1", 2, 0, false, 0);
+	n = ledger_node_pods(f.ledger, "n1", &v);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0].uid, "k0");
+	assert_true(v[0].known);
+	assert_int_equal(v[0].decided, LEDGER_DECIDED_PASS);
+	assert_string_equal(v[0].decided_version, "1");
+	assert_int_equal(v[0].priority, 5);
+	assert_int_equal(v[0].numa_ids, 1);
+	assert_true(v[0].nplaced >= 3); /* cpu, memory, gpu on NUMA 0 */
+	assert_string_equal(v[1].uid, "x1");
+	assert_false(v[1].known);
+	assert_int_equal(v[1].decided, LEDGER_DECIDED_UNKNOWN);
+	ledger_pod_views_free(v, n);
+	/* The agent includes both: the assumptions go, the placement stays. */
+	fingerprint_of(names, 2, fp);
+	publish(f.store, nrt_text("n1", 2, fp, "all", 10, 3));
+	ledger_stats(f.ledger, &st);
+	assert_int_equal(st.assumed, 0);
+	assert_true(ledger_pod(f.ledger, "k0", &one));
+	assert_true(one.known);
+	assert_int_equal(one.placed[0].numa_id, 0);
+	ledger_pod_view_cleanup(&one);
+	json = ledger_json(f.ledger, "n1");
+	assert_non_null(strstr(json, "\"placement\":\"known\""));
+	assert_non_null(strstr(json, "\"decided\":\"pass\",\"decidedVersion\":\"1\""));
+	assert_non_null(strstr(json, "\"placement\":\"unknown\""));
+	assert_non_null(strstr(json, "\"priority\":5"));
+	free(json);
+	/* The kubelet's rejection is reported once, with our verdict. */
+	assert_true(ledger_kubelet_rejected(f.ledger, "k0", &one));
+	assert_int_equal(one.decided, LEDGER_DECIDED_PASS);
+	assert_string_equal(one.node, "n1");
+	ledger_pod_view_cleanup(&one);
+	assert_false(ledger_kubelet_rejected(f.ledger, "k0", &one));
+	assert_true(ledger_kubelet_rejected(f.ledger, "never-seen", &one));
+	assert_int_equal(one.decided, LEDGER_DECIDED_UNKNOWN);
+	ledger_pod_view_cleanup(&one);
+	ledger_stats(f.ledger, &st);
+	assert_int_equal(st.predictions_checked, 1);
+	/* Listed long after binding, never filtered by us: unknown. */
+	ledger_list_begin(f.ledger);
+	bound(f.ledger, "k0", "p0", "n1", 4, 1, true, 1);
+	bound(f.ledger, "x1", "x1", "n1", 2, 0, true, 1);
+	bound(f.ledger, "old", "old", "n1", 4, 0, true, 1);
+	ledger_list_end(f.ledger, true);
+	assert_true(ledger_pod(f.ledger, "old", &one));
+	assert_false(one.known);
+	ledger_pod_view_cleanup(&one);
+	assert_true(ledger_pod(f.ledger, "k0", &one));
+	assert_true(one.known);
+	ledger_pod_view_cleanup(&one);
+	fix_stop(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -683,6 +763,7 @@ int main(void)
 		cmocka_unit_test(ledger_follows_a_deleted_nrt),
 		cmocka_unit_test(exclusive_resources_rule),
 		cmocka_unit_test(pod_info_reads_the_watch_object),
+		cmocka_unit_test(ledger_remembers_placements_for_life),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
