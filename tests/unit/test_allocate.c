@@ -1,0 +1,389 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Allocation after the merge (topology/allocate.c) as a table, through
+ * judge_node on tiny nodes: which NUMA nodes a pod's CPUs, devices, memory and
+ * hugepages are taken from (verdict_usage), the stored affinities, and the
+ * UnexpectedAdmissionError cases where an admitted merge fails in Allocate.
+ * Rules: kubelet-topology-manager.md §5.1-§5.4 ("Allocate"), §6.3, §6.10 and
+ * §7 "Multi-NUMA allocation choices" (CPUs: whole free NUMA nodes first, then
+ * fewest free first, then lower id; devices: reusable first, then the hint's
+ * nodes in ascending id, then the others).
+ *
+ * Usage is written per NUMA node in id order, "4 2 0" (memory and hugepages
+ * in GiB); NULL means nothing taken of that resource. Affinities are
+ * "container=ids" in admission order, "nil" for a nil affinity. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "extender/codec/pod_decode.h"
+#include "topology/alloc.h"
+#include "topology/demand.h"
+#include "topology/inventory.h"
+#include "topology/judge.h"
+
+#define GI ((int64_t)1 << 30)
+/* Listed with 0 (a pair {0, 0} means the zone does not list the resource). */
+#define Z (-1)
+#define GPU "nvidia.com/gpu"
+
+struct zone_spec {
+	int64_t cpu[2];  /* capacity (= allocatable), available */
+	int64_t mem[2];  /* GiB: allocatable (= capacity), available */
+	int64_t hp[2];   /* hugepages-1Gi pages: allocatable, available */
+	int64_t gpu[2];  /* devices: capacity (= allocatable), available */
+};
+
+struct row {
+	const char *name;      /* the rule and its section of the doc */
+	const char *policy;    /* NULL: best-effort */
+	bool pod_scope;
+	int n;
+	struct zone_spec z[4];
+	const char *pod;       /* the inside of spec: {...} */
+	const char *affinity;  /* admitted: "a=0 b=1"; NULL when rejected */
+	const char *cpu, *mem, *hp, *gpu;
+	const char *failure;   /* UnexpectedAdmissionError: part of the message */
+	const char *failed;    /* and the resource it names */
+};
+
+/* A Guaranteed container: limits only, requests default to them. */
+#define C(name, res) "{name: " name ", resources: {limits: {" res "}}}"
+#define SIDECAR(name, res) "{name: " name ", restartPolicy: Always, resources: {limits: {" res "}}}"
+
+static const struct row rows[] = {
+	/* --- CPUs (§5.1 Allocate, §7) --- */
+	{ .name = "§7 cpu: a whole free NUMA node first (6 >= its 4 CPUs), then fewest free: "
+		  "NUMA 0 whole, 2 from NUMA 1 (3 free) rather than NUMA 2 (4 free)",
+	  .policy = "none",
+	  .n = 3, .z = { { .cpu = { 4, 4 } }, { .cpu = { 4, 3 } }, { .cpu = { 4, 4 } } },
+	  .pod = "containers: [" C("a", "cpu: 6, memory: 1Gi") "]",
+	  .affinity = "a=nil", .cpu = "4 2 0" },
+	{ .name = "§7 cpu on 4 NUMA nodes: whole free NUMA 0 and 2 (ascending free, then id), "
+		  "then the last CPU from NUMA 1 (1 free) before NUMA 3 (2 free)",
+	  .policy = "none",
+	  .n = 4, .z = { { .cpu = { 2, 2 } }, { .cpu = { 2, 1 } }, { .cpu = { 2, 2 } },
+			 { .cpu = { 2, 2 } } },
+	  .pod = "containers: [" C("a", "cpu: 5, memory: 1Gi") "]",
+	  .affinity = "a=nil", .cpu = "2 1 2 0" },
+	{ .name = "§7 cpu: smaller than a NUMA node: from the node with the fewest free CPUs",
+	  .policy = "none",
+	  .n = 2, .z = { { .cpu = { 4, 4 } }, { .cpu = { 4, 2 } } },
+	  .pod = "containers: [" C("a", "cpu: 2, memory: 1Gi") "]",
+	  .affinity = "a=nil", .cpu = "0 2" },
+	{ .name = "§7 cpu: inside a multi-NUMA hint, fewest free first (NUMA 1: 2 free), "
+		  "not lowest id first",
+	  .n = 2, .z = { { .cpu = { 4, 3 } }, { .cpu = { 4, 2 } } },
+	  .pod = "containers: [" C("a", "cpu: 4, memory: 1Gi") "]",
+	  .affinity = "a=0,1", .cpu = "2 2" },
+	{ .name = "§7 cpu: equal free counts: the lower id first",
+	  .n = 2, .z = { { .cpu = { 4, 3 } }, { .cpu = { 4, 3 } } },
+	  .pod = "containers: [" C("a", "cpu: 4, memory: 1Gi") "]",
+	  .affinity = "a=0,1", .cpu = "3 1" },
+	{ .name = "§5.1 Allocate step 2/§3.7: the merge picks {0} (the GPU's node) where only 2 "
+		  "CPUs are free: 2 inside the mask, the other 2 from NUMA 1",
+	  .n = 2, .z = { { .cpu = { 4, 2 }, .gpu = { 1, 1 } }, { .cpu = { 4, 4 }, .gpu = { Z, Z } } },
+	  .pod = "containers: [" C("a", "cpu: 4, memory: 1Gi, " GPU ": 1") "]",
+	  .affinity = "a=0", .cpu = "2 2", .gpu = "1 0" },
+	{ .name = "§5.1 Allocate step 4/§6.10: policy none, fewer free CPUs than asked: "
+		  "UnexpectedAdmissionError",
+	  .policy = "none",
+	  .n = 2, .z = { { .cpu = { 4, 2 } }, { .cpu = { 4, 1 } } },
+	  .pod = "containers: [" C("a", "cpu: 4, memory: 1Gi") "]",
+	  .failure = "not enough cpus available to satisfy request", .failed = "cpu" },
+
+	/* --- devices (§5.2 Allocate, §7) --- */
+	{ .name = "§7 devices: the hint's node first, then the other nodes in ascending id "
+		  "(memory fits NUMA 0..2 alone and pins the merge to {0}; 2 GPUs need two nodes)",
+	  .n = 3, .z = { { .mem = { 4, 4 }, .gpu = { 1, 1 } }, { .mem = { 4, 3 }, .gpu = { 1, 1 } },
+			 { .mem = { 4, 3 }, .gpu = { 1, 1 } } },
+	  .pod = "containers: [" C("a", "cpu: 500m, memory: 1Gi, " GPU ": 2") "]",
+	  .affinity = "a=0", .mem = "1 0 0", .gpu = "1 1 0" },
+	{ .name = "§7 devices: policy none (nil hint): ascending NUMA id",
+	  .policy = "none",
+	  .n = 3, .z = { { .gpu = { 1, 0 } }, { .gpu = { 1, 1 } }, { .gpu = { 1, 1 } } },
+	  .pod = "containers: [{name: a, resources: {limits: {" GPU ": 1}}}]",
+	  .affinity = "a=nil", .gpu = "0 1 0" },
+	{ .name = "§5.4/§7 devices: a reusable init device is taken first: the app takes no new one",
+	  .n = 2, .z = { { .gpu = { 1, 1 } }, { .gpu = { 1, 1 } } },
+	  .pod = "initContainers: [{name: i, resources: {limits: {" GPU ": 1}}}],"
+		 " containers: [{name: a, resources: {limits: {" GPU ": 1}}}]",
+	  .affinity = "i=0 a=0", .gpu = "1 0" },
+	{ .name = "§5.2 Allocate step 2/§6.3: 2 GPUs asked, 1 free: best-effort admits the empty "
+		  "list at the merge, Allocate fails (UnexpectedAdmissionError)",
+	  .n = 2, .z = { { .gpu = { 2, 1 } }, { .gpu = { 2, 0 } } },
+	  .pod = "containers: [{name: a, resources: {limits: {" GPU ": 2}}}]",
+	  .failure = "requested number of devices unavailable for " GPU, .failed = GPU },
+
+	/* --- memory and hugepages (§5.3 Allocate) --- */
+	{ .name = "§5.3 Allocate step 4: a multi-NUMA hint is filled in ascending id order",
+	  .n = 3, .z = { { .mem = { 4, 4 } }, { .mem = { 4, 4 } }, { .mem = { 4, 4 } } },
+	  .pod = "containers: [" C("a", "cpu: 500m, memory: 6Gi") "]",
+	  .affinity = "a=0,1", .mem = "4 2 0" },
+	{ .name = "§5.3 Allocate step 1: policy none: the best recomputed hint ({0,2}: NUMA 1 holds "
+		  "single-NUMA allocations)",
+	  .policy = "none",
+	  .n = 3, .z = { { .mem = { 4, 4 } }, { .mem = { 4, 3 } }, { .mem = { 4, 4 } } },
+	  .pod = "containers: [" C("a", "cpu: 500m, memory: 6Gi") "]",
+	  .affinity = "a=nil", .mem = "4 0 2" },
+	{ .name = "§5.3 Allocate step 2: the merged mask {0} (CPUs exist on NUMA 0 only) lacks "
+		  "free memory: widened to {0,1}",
+	  .n = 2, .z = { { .cpu = { 4, 4 }, .mem = { 4, 4 } }, { .mem = { 4, 4 } } },
+	  .pod = "containers: [" C("a", "cpu: 1, memory: 6Gi") "]",
+	  .affinity = "a=0", .cpu = "1 0", .mem = "4 2" },
+	{ .name = "§6.3 memory fits no subset: no preference, single-numa-node admits {0}, "
+		  "Allocate cannot extend the hint (UnexpectedAdmissionError)",
+	  .policy = "single-numa-node",
+	  .n = 2, .z = { { .cpu = { 4, 4 }, .mem = { 4, 4 } }, { .cpu = { 4, 4 }, .mem = { 4, 2 } } },
+	  .pod = "containers: [" C("a", "cpu: 1, memory: 6Gi") "]",
+	  .failure = "failed to find NUMA nodes to extend the current topology hint",
+	  .failed = "memory" },
+	{ .name = "§5.3 Allocate step 3: memory said no preference, the CPUs' preferred {0,1} "
+		  "wins, but NUMA 0 holds container a's single-NUMA memory (UnexpectedAdmissionError)",
+	  .n = 2, .z = { { .cpu = { 4, 4 }, .mem = { 4, 4 } }, { .cpu = { 4, 4 }, .mem = { 4, 4 } } },
+	  .pod = "containers: [" C("a", "cpu: 1, memory: 3Gi") ", " C("b", "cpu: 6, memory: 5Gi") "]",
+	  .failure = "container \"b\": memory: preferred hint violates NUMA node allocation",
+	  .failed = "memory" },
+	{ .name = "§4/§5.3 1-NUMA single-numa-node: nil affinity stored; memory from the "
+		  "recomputed default hint",
+	  .policy = "single-numa-node",
+	  .n = 1, .z = { { .cpu = { 4, 4 }, .mem = { 8, 8 }, .hp = { 2, 2 } } },
+	  .pod = "containers: [" C("a", "cpu: 2, memory: 2Gi, hugepages-1Gi: 1Gi") "]",
+	  .affinity = "a=nil", .cpu = "2", .mem = "2", .hp = "1" },
+	{ .name = "§4/§5.3 Allocate step 1: 1-NUMA single-numa-node, memory larger than the node: "
+		  "no default hint (UnexpectedAdmissionError)",
+	  .policy = "single-numa-node",
+	  .n = 1, .z = { { .cpu = { 4, 4 }, .mem = { 4, 4 } } },
+	  .pod = "containers: [" C("a", "cpu: 2, memory: 6Gi") "]",
+	  .failure = "failed to get the default NUMA affinity", .failed = "memory" },
+	{ .name = "§6.12 hugepages listed on NUMA 1 only: taken there, memory with them",
+	  .policy = "single-numa-node",
+	  .n = 2, .z = { { .mem = { 4, 4 } }, { .mem = { 4, 4 }, .hp = { 2, 2 } } },
+	  .pod = "containers: [" C("a", "cpu: 500m, memory: 1Gi, hugepages-1Gi: 2Gi") "]",
+	  .affinity = "a=1", .mem = "0 1", .hp = "0 2" },
+	{ .name = "§6.12 a hugepage size no zone lists: UnexpectedAdmissionError",
+	  .n = 2, .z = { { .mem = { 4, 4 } }, { .mem = { 4, 4 } } },
+	  .pod = "containers: [" C("a", "cpu: 500m, memory: 1Gi, hugepages-1Gi: 1Gi") "]",
+	  .failure = "hugepages-1Gi is not published for any NUMA node", .failed = "hugepages-1Gi" },
+
+	/* --- scopes and reuse (§2.3, §2.4, §5.4) --- */
+	{ .name = "§2.3 container scope: the first container consumes NUMA 0, the second goes to 1",
+	  .policy = "single-numa-node",
+	  .n = 2, .z = { { .cpu = { 4, 4 } }, { .cpu = { 4, 4 } } },
+	  .pod = "containers: [" C("a", "cpu: 3, memory: 1Gi") ", " C("b", "cpu: 3, memory: 1Gi") "]",
+	  .affinity = "a=0 b=1", .cpu = "3 3" },
+	{ .name = "§2.4 pod scope: every container allocates with the pod's hint",
+	  .policy = "single-numa-node", .pod_scope = true,
+	  .n = 2, .z = { { .cpu = { 4, 4 } }, { .cpu = { 4, 4 } } },
+	  .pod = "containers: [" C("a", "cpu: 2, memory: 1Gi") ", " C("b", "cpu: 2, memory: 1Gi") "]",
+	  .affinity = "a=0 b=0", .cpu = "4 0" },
+	{ .name = "§5.4 reusable init CPUs are taken before free ones: the app adds nothing",
+	  .n = 2, .z = { { .cpu = { 4, 4 } }, { .cpu = { 4, 4 } } },
+	  .pod = "initContainers: [" C("i", "cpu: 2, memory: 1Gi") "],"
+		 " containers: [" C("a", "cpu: 2, memory: 1Gi") "]",
+	  .affinity = "i=0 a=0", .cpu = "2 0" },
+	{ .name = "§5.4 sidecar CPUs are not reusable: the app takes 2 more",
+	  .n = 2, .z = { { .cpu = { 4, 4 } }, { .cpu = { 4, 4 } } },
+	  .pod = "initContainers: [" SIDECAR("s", "cpu: 2, memory: 1Gi") "],"
+		 " containers: [" C("a", "cpu: 2, memory: 1Gi") "]",
+	  .affinity = "s=0 a=0", .cpu = "4 0" },
+	{ .name = "§5.4 init memory on the app's exact mask is drawn down, not taken again",
+	  .n = 2, .z = { { .mem = { 4, 4 } }, { .mem = { 4, 4 } } },
+	  .pod = "initContainers: [" C("i", "cpu: 500m, memory: 3Gi") "],"
+		 " containers: [" C("a", "cpu: 500m, memory: 3Gi") "]",
+	  .affinity = "i=0 a=0", .mem = "3 0" },
+};
+
+static void add_resource(struct nrt_zone *z, const char *name, const int64_t v[2],
+			 int64_t unit)
+{
+	struct nrt_resource *r;
+
+	if (v[0] == 0 && v[1] == 0)
+		return; /* not listed */
+	z->resources = xreallocarray(z->resources, z->nresources + 1, sizeof *z->resources);
+	r = &z->resources[z->nresources++];
+	r->name = xstrdup(name);
+	r->capacity = r->allocatable = (v[0] == Z ? 0 : v[0]) * unit;
+	r->available = (v[1] == Z ? 0 : v[1]) * unit;
+}
+
+static void add_attribute(struct nrt_object *o, const char *name, const char *value)
+{
+	o->attributes = xreallocarray(o->attributes, o->nattributes + 1, sizeof *o->attributes);
+	o->attributes[o->nattributes].name = xstrdup(name);
+	o->attributes[o->nattributes++].value = xstrdup(value);
+}
+
+static struct inventory_node *build_node(const struct row *r)
+{
+	struct inventory_node *node = NULL;
+	struct nrt_object o;
+	struct errmsg msg;
+	int i;
+
+	memset(&o, 0, sizeof o);
+	o.name = xstrdup("w");
+	add_attribute(&o, "topologyManagerPolicy", r->policy ? r->policy : "best-effort");
+	add_attribute(&o, "topologyManagerScope", r->pod_scope ? "pod" : "container");
+	o.nzones = (size_t)r->n;
+	o.zones = xcalloc((size_t)r->n, sizeof *o.zones);
+	for (i = 0; i < r->n; i++) {
+		char zone[24];
+
+		snprintf(zone, sizeof zone, "node-%d", i);
+		o.zones[i].name = xstrdup(zone);
+		o.zones[i].type = xstrdup("Node");
+		add_resource(&o.zones[i], "cpu", r->z[i].cpu, 1);
+		add_resource(&o.zones[i], "memory", r->z[i].mem, GI);
+		add_resource(&o.zones[i], "hugepages-1Gi", r->z[i].hp, GI);
+		add_resource(&o.zones[i], GPU, r->z[i].gpu, 1);
+	}
+	if (inventory_node_new(&o, &node, &msg) != ERR_OK)
+		fail_msg("%s: %s", r->name, msg.text);
+	nrt_object_cleanup(&o);
+	return node;
+}
+
+static struct pod_demand *build_pod(const struct row *r, struct pod_spec *spec)
+{
+	struct pod_demand *d = NULL;
+	struct errmsg msg;
+	char text[2048];
+
+	snprintf(text, sizeof text, "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {%s}\n",
+		 r->pod);
+	if (pod_decode_buffer(text, strlen(text), "pod.yaml", spec, &msg) != ERR_OK)
+		fail_msg("%s: pod: %s", r->name, msg.text);
+	if (pod_demand_new(spec, &d, &msg) != ERR_OK)
+		fail_msg("%s: demand: %s", r->name, msg.text);
+	return d;
+}
+
+/* "4 2 0" (GiB for memory types), "-" when nothing of it is taken. */
+static void format_usage(const struct inventory_node *node, const struct verdict *v,
+			 const char *resource, char *buf, size_t size)
+{
+	int r = inventory_find(node, resource), i;
+	int64_t unit = resource_kind_of(resource) == RESOURCE_MEMORY ? GI : 1;
+	size_t used = 0;
+	bool any = false;
+
+	snprintf(buf, size, "-");
+	if (r < 0 || v->usage == NULL)
+		return;
+	for (i = 0; i < node->numa_count; i++)
+		any |= verdict_usage(v, r, i) != 0;
+	if (!any)
+		return;
+	for (i = 0; i < node->numa_count; i++) {
+		int64_t x = verdict_usage(v, r, i);
+
+		if (x % unit)
+			used += (size_t)snprintf(buf + used, size - used, "%s%lldB", i ? " " : "",
+						 (long long)x);
+		else
+			used += (size_t)snprintf(buf + used, size - used, "%s%lld", i ? " " : "",
+						 (long long)(x / unit));
+	}
+}
+
+static void format_affinity(const struct inventory_node *node, const struct verdict *v,
+			    char *buf, size_t size)
+{
+	size_t used = 0, i;
+
+	buf[0] = '\0';
+	for (i = 0; i < v->ncontainers; i++) {
+		const struct verdict_container *c = &v->containers[i];
+		char ids[64];
+
+		if (c->has_affinity)
+			bitmask_format(c->numa_ids, ids, sizeof ids);
+		else
+			snprintf(ids, sizeof ids, "nil");
+		used += (size_t)snprintf(buf + used, size - used, "%s%s=%s", i ? " " : "", c->name,
+					 ids);
+	}
+	(void)node;
+}
+
+static bool check_row(const struct row *r)
+{
+	struct inventory_node *node = build_node(r);
+	struct pod_spec spec;
+	struct pod_demand *pod = build_pod(r, &spec);
+	static const char *const names[4] = { "cpu", "memory", "hugepages-1Gi", GPU };
+	const char *want[4] = { r->cpu, r->mem, r->hp, r->gpu };
+	char got[160];
+	struct verdict v;
+	bool ok = true;
+	size_t k;
+
+	judge_node(node, pod, &v);
+	if (r->failure) {
+		if (v.admit || v.reason != REASON_UNEXPECTED_ADMISSION ||
+		    strstr(v.message, r->failure) == NULL ||
+		    (r->failed && strcmp(v.resources, r->failed) != 0)) {
+			print_error("%s\n  got %s %s [%s] \"%s\", want UnexpectedAdmissionError [%s] "
+				    "\"...%s...\"\n", r->name, v.admit ? "admitted" : "rejected",
+				    verdict_reason_name(v.reason), v.resources, v.message,
+				    r->failed ? r->failed : "", r->failure);
+			ok = false;
+		}
+		goto out;
+	}
+	if (!v.admit) {
+		print_error("%s\n  rejected: %s \"%s\"\n", r->name, verdict_reason_name(v.reason),
+			    v.message);
+		ok = false;
+		goto out;
+	}
+	format_affinity(node, &v, got, sizeof got);
+	if (r->affinity && strcmp(got, r->affinity) != 0) {
+		print_error("%s\n  affinity: got \"%s\", want \"%s\"\n", r->name, got, r->affinity);
+		ok = false;
+	}
+	for (k = 0; k < 4; k++) {
+		const char *w = want[k] ? want[k] : "-";
+
+		format_usage(node, &v, names[k], got, sizeof got);
+		if (strcmp(got, w) != 0) {
+			print_error("%s\n  %s usage: got \"%s\", want \"%s\"\n", r->name, names[k], got,
+				    w);
+			ok = false;
+		}
+	}
+out:
+	verdict_cleanup(&v);
+	pod_demand_free(pod);
+	pod_spec_cleanup(&spec);
+	inventory_node_free(node);
+	return ok;
+}
+
+static void allocate_table(void **state)
+{
+	size_t i, failed = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof rows / sizeof rows[0]; i++)
+		if (!check_row(&rows[i]))
+			failed++;
+	if (failed)
+		fail_msg("%zu of %zu rows failed", failed, sizeof rows / sizeof rows[0]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(allocate_table),
+	};
+
+	return cmocka_run_group_tests_name("allocate", tests, NULL, NULL);
+}
