@@ -204,12 +204,32 @@ static bool allocate_cpus(struct sim *s, const struct container_demand *c, const
 static bool best_memory_hint(struct sim *s, const struct container_demand *c,
 			     bitmask_t within, bool filter, struct topo_hint *out)
 {
-	size_t words = maskset_words(s->n);
-	uint64_t *all = arena_alloc(s->arena, words * sizeof *all);
-	uint64_t *pref = arena_alloc(s->arena, words * sizeof *pref);
-	uint64_t size = (uint64_t)1 << s->n, m;
+	size_t words, t;
+	uint64_t *all, *pref;
+	uint64_t size, m;
 	bool found = false;
 
+	if (!s->node->full_enumeration) {
+		/* Rule form: a search, for any NUMA count. */
+		struct merge_params p;
+		struct hint_list l;
+		int res[16];
+
+		for (t = 0; t < c->nmemory && t < 16; t++)
+			res[t] = sim_resource(s, c->memory[t].name);
+		memset(&p, 0, sizeof p);
+		p.n = s->n;
+		p.policy = s->node->policy;
+		p.stats = &s->stats;
+		memset(&l, 0, sizeof l);
+		if (!providers_memory_rule(s, c->memory, c->nmemory < 16 ? c->nmemory : 16, res, &l))
+			return false;
+		return merge_rule_best_hint(&p, &l, filter ? within : 0, out);
+	}
+	words = maskset_words(s->n);
+	all = arena_alloc(s->arena, words * sizeof *all);
+	pref = arena_alloc(s->arena, words * sizeof *pref);
+	size = (uint64_t)1 << s->n;
 	if (providers_memory_hints(s, c->memory, c->nmemory, all, pref) == 0)
 		return false;
 	for (m = 1; m < size; m++) {

@@ -14,6 +14,7 @@
 #include "checked.h"
 #include "textbuf.h"
 #include "inventory.h"
+#include "judge.h"
 
 __extension__ typedef __int128 i128;
 
@@ -349,6 +350,7 @@ void pod_demand_free(struct pod_demand *d)
 	free(d->containers);
 	free(d->pod_memory);
 	free(d->pod_devices);
+	judge_memo_free(d->memo);
 	free(d);
 }
 

@@ -42,6 +42,10 @@ struct pod_demand {
 	bool pod_memory_whole;
 	struct demand_amount *pod_devices;
 	size_t npod_devices;
+	/* Verdicts on emptied nodes, keyed by the node's whole shape (see
+	 * judge.c): owned by the judge, created on first use, freed with the
+	 * demand. Safe to share between threads judging with one demand. */
+	struct judge_memo *_Atomic memo;
 };
 
 /* ERR_RANGE with msg when a request does not fit the kubelet's integer types. */

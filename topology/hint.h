@@ -19,11 +19,36 @@ struct topo_hint {
 	bool preferred;
 };
 
-/* One flattened resource list. Two forms:
+/* Up to this many sum conditions per family (memory: allocatable and free per
+ * requested type). */
+#define HINT_FAM_DIMS 32
+
+/* An upward-closed family of masks, as the CPU, device and memory providers
+ * define them from counts: every mask h with required <= h <= universe,
+ * popcount(h) >= min_size and, for every dimension d, the sum of w[d][i] over
+ * the bits i of h at least need[d]. Weights are non-negative. */
+struct hint_fam {
+	bitmask_t universe;
+	bitmask_t required;
+	int min_size;
+	int ndims;
+	const int64_t *w[HINT_FAM_DIMS];
+	int64_t need[HINT_FAM_DIMS];
+};
+
+struct hint_mask {
+	bitmask_t mask;
+	bool preferred;
+};
+
+/* One flattened resource list. Three forms:
  *  - maskset: `all` and `pref` are bitmaps of 2^n bits, bit m set when mask m
  *    is in the list (pref: with preferred=true);
  *  - singleton (single-numa-node only, after filterSingleNumaHints): `all` and
- *    `pref` are NULL and `singles` holds the preferred single-NUMA hints.
+ *    `pref` are NULL and `singles` holds the preferred single-NUMA hints;
+ *  - rule (`rule` set, `all` and `pref` NULL): the members of `fam` (when
+ *    has_fam; preferred when their size is pref_size) and the masks of
+ *    `extra`, each with its own preferred flag. Any NUMA count up to 64.
  * nil_pref / nil_nonpref: a nil-mask hint with that preferred flag. */
 struct hint_list {
 	const char *resource;
@@ -32,6 +57,12 @@ struct hint_list {
 	uint64_t *all;
 	uint64_t *pref;
 	bitmask_t singles;
+	bool rule;
+	bool has_fam;
+	int pref_size;
+	struct hint_fam fam;
+	const struct hint_mask *extra;
+	size_t nextra;
 	/* For messages only: the amount asked and the provider's minimum
 	 * affinity size (0: none). */
 	int64_t amount;

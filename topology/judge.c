@@ -6,6 +6,7 @@
 
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@ const char *verdict_reason_name(enum verdict_reason r)
 	case REASON_TOPOLOGY_AFFINITY: return "TopologyAffinityError";
 	case REASON_UNEXPECTED_ADMISSION: return "UnexpectedAdmissionError";
 	case REASON_CONFIG: return "TopologyManagerConfigError";
+	case REASON_NOT_SIMULATED: return "NotSimulated";
 	}
 	return "";
 }
@@ -51,6 +53,10 @@ void verdict_summary(const struct verdict *v, char *buf, size_t size)
 	case REASON_CONFIG:
 		snprintf(buf, size,
 			 "NUMA: the kubelet's Topology Manager configuration on this node is invalid (TopologyManagerConfigError)");
+		break;
+	case REASON_NOT_SIMULATED:
+		snprintf(buf, size,
+			 "NUMA: the Topology Manager merge on this node exceeds the simulation's search budget (not simulated)");
 		break;
 	}
 }
@@ -93,6 +99,9 @@ static const char *reused_units(const struct sim *s, const struct hint_list *l)
 
 static bool list_unsatisfiable(const struct hint_list *l, int n)
 {
+	if (l->rule)
+		return hint_list_is_empty(l, n) || (l->nil_nonpref && !l->nil_pref &&
+						    !l->has_fam && l->nextra == 0);
 	return hint_list_is_empty(l, n) || (l->nil_nonpref && !l->nil_pref &&
 					    (l->all == NULL || hint_list_is_empty(&(struct hint_list){
 						.all = l->all, .pref = l->pref }, n)));
@@ -317,10 +326,12 @@ static struct merge_params params_of(const struct sim *s)
 {
 	struct merge_params p;
 
+	memset(&p, 0, sizeof p);
 	p.n = s->n;
 	p.policy = s->node->policy;
 	p.prefer_closest = s->node->prefer_closest;
 	p.distance = s->node->distance;
+	p.stats = (struct merge_stats *)(uintptr_t)&s->stats;
 	return p;
 }
 
@@ -339,6 +350,20 @@ static struct topo_hint hints_and_merge(struct sim *s, const struct ask *a,
 
 	*lists_out = lists;
 	if (s->node->policy != TM_POLICY_SINGLE_NUMA_NODE && !s->node->full_enumeration) {
+		/* Rule lists: built in O(n) per provider; the merge searches
+		 * the preferred masks first and, for restricted without a
+		 * message to write, stops there. */
+		s->rule_lists = true;
+		*nlists = providers_hints(s, a, lists, notes);
+		s->rule_lists = false;
+		if (notes->memory_missing_type) {
+			*admit = false;
+			return best;
+		}
+		p.preferred_only = !s->detail && s->node->policy == TM_POLICY_RESTRICTED;
+		return policy_merge(&p, lists, *nlists, scratch, admit);
+	}
+	if (false) {
 		s->preferred_only = true;
 		*nlists = providers_hints(s, a, lists, notes);
 		s->preferred_only = false;
@@ -479,6 +504,17 @@ static void judge_once(const struct inventory_node *node, const struct pod_deman
 		judge_pod_scope(&s, v, &scratch);
 	else
 		judge_container_scope(&s, v, &scratch);
+	if (s.stats.exhausted) {
+		/* Some search ran out of budget: no answer rather than a
+		 * wrong one. */
+		v->admit = false;
+		v->reason = REASON_NOT_SIMULATED;
+		snprintf(v->message, sizeof v->message,
+			 "%d NUMA nodes: the merge search exceeded its budget of %ld steps; admission is not simulated",
+			 s.n, (long)MERGE_DEFAULT_BUDGET);
+		v->resources[0] = '\0';
+		v->pinned[0] = '\0';
+	}
 	if (v->admit) {
 		size_t cells = (size_t)node->nresources * (size_t)s.n;
 
@@ -497,6 +533,178 @@ void judge_node(const struct inventory_node *node, const struct pod_demand *pod,
 	judge_node_ex(node, pod, JUDGE_DETAIL | JUDGE_UNRESOLVABLE, out);
 }
 
+/* --- Unresolvable: would the node with no pods admit the pod? ---
+ *
+ * The answer is judge_once on node->emptied, a pure function of the emptied
+ * node's shape (configuration, distances when they are read, and each
+ * resource's name, kind, capacity, allocatable and available) and the demand.
+ * A filter judges one demand on many nodes, and clusters are built from few
+ * machine shapes: the demand keeps a small memo from the exact shape (stored
+ * and compared byte for byte, so a hash collision cannot change an answer) to
+ * the emptied node's admit. Entries are immutable once published with a
+ * compare-and-swap; a full memo just stops remembering. */
+
+#define MEMO_SLOTS 64
+#define MEMO_MAX_SHAPE 65536
+
+struct memo_entry {
+	uint64_t hash;
+	size_t len;
+	bool admit;
+	unsigned char shape[];
+};
+
+struct judge_memo {
+	struct memo_entry *_Atomic slots[MEMO_SLOTS];
+};
+
+void judge_memo_free(struct judge_memo *memo)
+{
+	size_t i;
+
+	if (memo == NULL)
+		return;
+	for (i = 0; i < MEMO_SLOTS; i++)
+		free(atomic_load(&memo->slots[i]));
+	free(memo);
+}
+
+struct shape {
+	unsigned char *buf;
+	size_t len, cap;
+	bool overflow;
+};
+
+/* With buf NULL, only measures. */
+static void shape_put(struct shape *sh, const void *p, size_t n)
+{
+	if (sh->buf == NULL) {
+		sh->len += n;
+		return;
+	}
+	if (sh->overflow || n > sh->cap - sh->len) {
+		sh->overflow = true;
+		return;
+	}
+	memcpy(sh->buf + sh->len, p, n);
+	sh->len += n;
+}
+
+/* Everything judge_once reads from a node to decide admission. NUMA ids and
+ * zone names only label the answer; distances are read only by
+ * prefer-closest outside single-numa-node. */
+static void shape_of(const struct inventory_node *node, struct shape *sh)
+{
+	int flags[9], r;
+	size_t cells = (size_t)node->numa_count;
+
+	flags[0] = (int)node->policy;
+	flags[1] = (int)node->scope;
+	flags[2] = node->prefer_closest;
+	flags[3] = node->cpu_static;
+	flags[4] = node->memory_static;
+	flags[5] = node->memory_listed;
+	flags[6] = node->numa_count;
+	flags[7] = node->nresources;
+	flags[8] = node->full_enumeration | (node->config_error[0] != '\0') << 1;
+	shape_put(sh, flags, sizeof flags);
+	if (node->prefer_closest && node->policy != TM_POLICY_SINGLE_NUMA_NODE && node->distance)
+		shape_put(sh, node->distance, cells * cells * sizeof *node->distance);
+	for (r = 0; r < node->nresources; r++) {
+		const struct inventory_resource *res = &node->resources[r];
+		int kind[2] = { (int)res->kind, res->listed_everywhere };
+
+		shape_put(sh, res->name, strlen(res->name) + 1);
+		shape_put(sh, kind, sizeof kind);
+		shape_put(sh, &res->listed, sizeof res->listed);
+		shape_put(sh, res->capacity, cells * sizeof *res->capacity);
+		shape_put(sh, res->allocatable, cells * sizeof *res->allocatable);
+		shape_put(sh, res->available, cells * sizeof *res->available);
+	}
+}
+
+static uint64_t shape_hash(const unsigned char *p, size_t len)
+{
+	uint64_t h = 0x9e3779b97f4a7c15u ^ len;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3u;
+	}
+	return h ^ (h >> 29);
+}
+
+static bool emptied_admits(const struct inventory_node *emptied, const struct pod_demand *pod)
+{
+	struct pod_demand *mut = (struct pod_demand *)(uintptr_t)pod;
+	struct judge_memo *memo = atomic_load(&mut->memo);
+	unsigned char local[4096], *buf = local;
+	struct shape sh = { NULL, 0, 0, false };
+	struct memo_entry *e;
+	struct verdict empty;
+	uint64_t h = 0;
+	size_t i, start = 0;
+	bool admit;
+
+	/* Measure, then write. */
+	shape_of(emptied, &sh);
+	if (sh.len > sizeof local && sh.len <= MEMO_MAX_SHAPE)
+		buf = xmalloc(sh.len);
+	sh = (struct shape){ buf, 0, buf == local ? sizeof local : MEMO_MAX_SHAPE, false };
+	shape_of(emptied, &sh);
+	if (!sh.overflow) {
+		if (memo == NULL) {
+			struct judge_memo *fresh = xcalloc(1, sizeof *fresh), *expect = NULL;
+
+			if (atomic_compare_exchange_strong(&mut->memo, &expect, fresh))
+				memo = fresh;
+			else {
+				free(fresh);
+				memo = expect;
+			}
+		}
+		h = shape_hash(sh.buf, sh.len);
+		start = (size_t)(h % MEMO_SLOTS);
+		for (i = 0; i < MEMO_SLOTS; i++) {
+			e = atomic_load(&memo->slots[(start + i) % MEMO_SLOTS]);
+			if (e == NULL)
+				break;
+			if (e->hash == h && e->len == sh.len && memcmp(e->shape, sh.buf, sh.len) == 0) {
+				if (buf != local)
+					free(buf);
+				return e->admit;
+			}
+		}
+	}
+	memset(&empty, 0, sizeof empty);
+	empty.containers = xcalloc(pod->ncontainers ? pod->ncontainers : 1,
+				   sizeof *empty.containers);
+	judge_once(emptied, pod, false, &empty);
+	admit = empty.admit;
+	verdict_cleanup(&empty);
+	if (!sh.overflow) {
+		e = xmalloc(sizeof *e + sh.len);
+		e->hash = h;
+		e->len = sh.len;
+		e->admit = admit;
+		memcpy(e->shape, sh.buf, sh.len);
+		for (i = 0; i < MEMO_SLOTS; i++) {
+			struct memo_entry *expect = NULL;
+
+			if (atomic_compare_exchange_strong(&memo->slots[(start + i) % MEMO_SLOTS],
+							   &expect, e)) {
+				e = NULL;
+				break;
+			}
+		}
+		free(e);
+	}
+	if (buf != local)
+		free(buf);
+	return admit;
+}
+
 void judge_node_ex(const struct inventory_node *node, const struct pod_demand *pod,
 		   unsigned flags, struct verdict *out)
 {
@@ -506,18 +714,9 @@ void judge_node_ex(const struct inventory_node *node, const struct pod_demand *p
 	judge_once(node, pod, (flags & JUDGE_DETAIL) != 0, out);
 	if (out->admit || !(flags & JUDGE_UNRESOLVABLE))
 		return;
-	if (out->reason == REASON_CONFIG || node->emptied == NULL) {
+	if (out->reason == REASON_CONFIG || out->reason == REASON_NOT_SIMULATED ||
+	    node->emptied == NULL)
 		out->unresolvable = true;
-		return;
-	} else {
-		/* Could preemption help? Only if the node with no pods admits. */
-		struct verdict empty;
-
-		memset(&empty, 0, sizeof empty);
-		empty.containers = xcalloc(pod->ncontainers ? pod->ncontainers : 1,
-					   sizeof *empty.containers);
-		judge_once(node->emptied, pod, false, &empty);
-		out->unresolvable = !empty.admit;
-		verdict_cleanup(&empty);
-	}
+	else /* Could preemption help? Only if the node with no pods admits. */
+		out->unresolvable = !emptied_admits(node->emptied, pod);
 }

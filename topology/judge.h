@@ -19,6 +19,9 @@ enum verdict_reason {
 	REASON_TOPOLOGY_AFFINITY,     /* TopologyAffinityError */
 	REASON_UNEXPECTED_ADMISSION,  /* UnexpectedAdmissionError */
 	REASON_CONFIG,                /* TopologyManagerConfigError */
+	/* Not a kubelet reason: a merge search on this node ran out of its
+	 * budget (merge.h), so the simulation gives no verdict. */
+	REASON_NOT_SIMULATED,
 };
 
 struct verdict_container {
@@ -76,6 +79,11 @@ void judge_node_ex(const struct inventory_node *node, const struct pod_demand *p
 		   unsigned flags, struct verdict *out);
 
 void verdict_cleanup(struct verdict *v);
+
+/* The demand's memo of verdicts on emptied nodes (pod_demand.memo); accepts
+ * NULL. Called by pod_demand_free. */
+struct judge_memo;
+void judge_memo_free(struct judge_memo *memo);
 
 /* The short reason for a rejection, identical for identical causes (no
  * node-specific numbers), as kube-scheduler aggregates them in `kubectl

@@ -6,10 +6,16 @@
 
 #include <string.h>
 
+#include "checked.h"
+
+static bool rule_list_empty(const struct hint_list *l);
+
 bool hint_list_is_empty(const struct hint_list *l, int n)
 {
 	size_t w, words;
 
+	if (l->rule)
+		return rule_list_empty(l);
 	if (l->nil_pref || l->nil_nonpref)
 		return false;
 	if (l->all == NULL)
@@ -295,11 +301,17 @@ bool merge_preferred(const struct merge_params *p, const struct hint_list *lists
 	return found;
 }
 
+static struct topo_hint merge_rules(const struct merge_params *p, const struct hint_list *lists,
+				    size_t nlists);
+
 struct topo_hint merge_best(const struct merge_params *p, const struct hint_list *lists,
 			    size_t nlists, struct arena *scratch)
 {
 	size_t i;
 
+	for (i = 0; i < nlists; i++)
+		if (lists[i].rule)
+			return merge_rules(p, lists, nlists);
 	for (i = 0; i < nlists; i++)
 		if (lists[i].all != NULL)
 			return merge_masksets(p, lists, nlists, scratch);
@@ -308,11 +320,23 @@ struct topo_hint merge_best(const struct merge_params *p, const struct hint_list
 
 /* kubelet filterSingleNumaHints: keep nil-preferred and preferred single-node
  * hints only. */
+static bool rule_has_pref(const struct hint_list *l, bitmask_t m);
+
 static void filter_single_numa(struct hint_list *l, int n)
 {
 	int i;
 
 	l->nil_nonpref = false;
+	if (l->rule) {
+		l->singles = 0;
+		for (i = 0; i < n; i++)
+			if (rule_has_pref(l, (bitmask_t)1 << i))
+				l->singles |= (bitmask_t)1 << i;
+		l->rule = false;
+		l->has_fam = false;
+		l->nextra = 0;
+		return;
+	}
 	if (l->all == NULL)
 		return;
 	l->singles = 0;
@@ -339,4 +363,657 @@ struct topo_hint policy_merge(const struct merge_params *p, struct hint_list *li
 	}
 	*admit = p->policy == TM_POLICY_BEST_EFFORT || best.preferred;
 	return best;
+}
+
+/* ======================================================================
+ * Rule lists: best-first search for any NUMA count up to 64.
+ *
+ * The kubelet's comparison is a total order: preferred first, then (among
+ * non-preferred) exactly B bits, fewer than B (more bits first), more than B
+ * (fewer bits first), ties by fitness (value, or distance then value). So the
+ * answer is the first achievable merged mask in that order. The search visits
+ * masks size by size in that order and, within a size, from the most fit
+ * (high bits decided first, "excluded" tried first: increasing value), with
+ * pruning that never drops an achievable mask, and stops at the first that
+ * some choice of one hint per list ANDs to exactly. Every step counts against
+ * the budget; past it the merge says so (merge_stats.exhausted) instead of
+ * answering.
+ * ====================================================================== */
+
+struct rsearch {
+	const struct merge_params *p;
+	int n;
+	bool closest;
+	bool nonneg;          /* every distance >= 0: partial sums bound */
+	long steps, budget;
+	bool exhausted;
+};
+
+static bool rs_step(struct rsearch *rs)
+{
+	if (++rs->steps > rs->budget)
+		rs->exhausted = true;
+	return !rs->exhausted;
+}
+
+static bool fam_member(const struct hint_fam *f, bitmask_t m)
+{
+	int d;
+
+	if ((m & ~f->universe) || (f->required & ~m) || bitmask_count(m) < f->min_size)
+		return false;
+	for (d = 0; d < f->ndims; d++) {
+		int64_t sum = 0;
+		bitmask_t b;
+
+		for (b = m; b && sum < f->need[d]; b &= b - 1)
+			sum = i64_add_sat(sum, f->w[d][bitmask_lowest(b)]);
+		if (sum < f->need[d])
+			return false;
+	}
+	return true;
+}
+
+/* Some member contains m (the largest candidate is the universe). */
+static bool fam_has_superset(const struct hint_fam *f, bitmask_t m)
+{
+	return (m & ~f->universe) == 0 && fam_member(f, f->universe);
+}
+
+/* --- the fittest member of size k of every family, containing base --- */
+
+struct kfind {
+	struct rsearch *rs;
+	const struct hint_fam *const *fams;
+	size_t nf;
+	int k;
+	bitmask_t base;
+	bool found;
+	bitmask_t best;
+	int64_t best_dist;
+};
+
+/* Upper bound of family f's sum d over masks extending chosen with r more
+ * bits among the undecided bits below `below` (bits 0..below-1). */
+static int64_t fam_bound(const struct hint_fam *f, int d, bitmask_t chosen, int below, int r)
+{
+	int64_t top[64], sum = 0;
+	int cnt = 0, i, j;
+	bitmask_t b;
+
+	for (b = chosen; b; b &= b - 1)
+		sum = i64_add_sat(sum, f->w[d][bitmask_lowest(b)]);
+	/* The r largest weights among the undecided bits of the universe. */
+	for (i = 0; i < below; i++) {
+		int64_t v;
+
+		if (!bitmask_is_set(f->universe, i))
+			continue;
+		v = f->w[d][i];
+		if (cnt < r) {
+			for (j = cnt++; j > 0 && top[j - 1] < v; j--)
+				top[j] = top[j - 1];
+			top[j] = v;
+		} else if (r > 0 && v > top[r - 1]) {
+			for (j = r - 1; j > 0 && top[j - 1] < v; j--)
+				top[j] = top[j - 1];
+			top[j] = v;
+		}
+	}
+	for (i = 0; i < cnt; i++)
+		sum = i64_add_sat(sum, top[i]);
+	return sum;
+}
+
+static void kfind_dfs(struct kfind *kf, int bit, bitmask_t chosen, int cnt)
+{
+	struct rsearch *rs = kf->rs;
+	bitmask_t low = bit >= 0 ? bitmask_full(bit + 1) : 0;
+	size_t i;
+	int d;
+
+	if (!rs_step(rs) || (kf->found && !rs->closest))
+		return;
+	if (rs->closest && kf->found && rs->nonneg &&
+	    merge_distance_sum(rs->p, chosen) > kf->best_dist)
+		return;
+	/* Decided bits: everything above `bit`. */
+	if ((kf->base & ~chosen & ~low) != 0)
+		return;
+	for (i = 0; i < kf->nf; i++) {
+		const struct hint_fam *f = kf->fams[i];
+
+		if ((chosen & ~f->universe) || (f->required & ~chosen & ~low))
+			return;
+		for (d = 0; d < f->ndims; d++)
+			if (fam_bound(f, d, chosen, bit + 1, kf->k - cnt) < f->need[d])
+				return;
+	}
+	if (cnt == kf->k) {
+		for (i = 0; i < kf->nf; i++)
+			if (!fam_member(kf->fams[i], chosen))
+				return;
+		if (kf->base & ~chosen)
+			return;
+		if (rs->closest) {
+			int64_t dist = merge_distance_sum(rs->p, chosen);
+
+			if (kf->found && (dist > kf->best_dist ||
+					  (dist == kf->best_dist && chosen > kf->best)))
+				return;
+			kf->best_dist = dist;
+		}
+		kf->best = chosen;
+		kf->found = true;
+		return;
+	}
+	if (bit < 0 || bit + 1 < kf->k - cnt)
+		return;
+	/* Without this bit first: smaller values come first. */
+	kfind_dfs(kf, bit - 1, chosen, cnt);
+	kfind_dfs(kf, bit - 1, chosen | ((bitmask_t)1 << bit), cnt + 1);
+}
+
+static bool kfind(struct rsearch *rs, const struct hint_fam *const *fams, size_t nf, int k,
+		  bitmask_t base, bitmask_t *out)
+{
+	struct kfind kf = { rs, fams, nf, k, base, false, 0, 0 };
+
+	if (k < 1 || k > rs->n || bitmask_count(base) > k)
+		return false;
+	kfind_dfs(&kf, rs->n - 1, 0, 0);
+	if (kf.found)
+		*out = kf.best;
+	return kf.found && !rs->exhausted;
+}
+
+/* The fewest bits of a member of f (0: none). */
+static int fam_min_count(struct rsearch *rs, const struct hint_fam *f)
+{
+	bitmask_t m;
+	int k;
+
+	if (!fam_member(f, f->universe))
+		return 0;
+	for (k = bitmask_count(f->required) > 0 ? bitmask_count(f->required) : 1;
+	     k <= bitmask_count(f->universe); k++) {
+		if (kfind(rs, &f, 1, k, 0, &m))
+			return k;
+		if (rs->exhausted)
+			return 0;
+	}
+	return 0;
+}
+
+/* --- membership --- */
+
+static bool rule_has_pref(const struct hint_list *l, bitmask_t m)
+{
+	size_t i;
+
+	for (i = 0; i < l->nextra; i++)
+		if (l->extra[i].mask == m && l->extra[i].preferred)
+			return true;
+	return l->has_fam && bitmask_count(m) == l->pref_size && fam_member(&l->fam, m);
+}
+
+static bool rule_list_empty(const struct hint_list *l)
+{
+	return !l->nil_pref && !l->nil_nonpref && l->nextra == 0 &&
+	       !(l->has_fam && fam_member(&l->fam, l->fam.universe));
+}
+
+/* --- the preferred phase --- */
+
+static void consider(const struct merge_params *p, bitmask_t m, bool *found, bitmask_t *best)
+{
+	if (m != 0 && (!*found || fitter(p, m, *best))) {
+		*best = m;
+		*found = true;
+	}
+}
+
+static bool rule_preferred(struct rsearch *rs, const struct hint_list *lists, size_t nlists,
+			   bitmask_t *out)
+{
+	const struct merge_params *p = rs->p;
+	const struct hint_fam *fams[64];
+	bitmask_t best = 0, m;
+	bool found = false, all_nil = true, fam_ok = true;
+	size_t i, j, k, nf = 0;
+	int size = -1;
+
+	for (i = 0; i < nlists; i++) {
+		if (lists[i].nil_pref)
+			continue;
+		all_nil = false;
+		if (!lists[i].has_fam || (size >= 0 && lists[i].pref_size != size) || nf >= 64)
+			fam_ok = false;
+		else {
+			size = lists[i].pref_size;
+			fams[nf++] = &lists[i].fam;
+		}
+	}
+	/* Candidates a list offers explicitly. */
+	for (i = 0; i < nlists; i++) {
+		for (j = 0; j < lists[i].nextra; j++) {
+			bool ok = lists[i].extra[j].preferred;
+
+			m = lists[i].extra[j].mask;
+			for (k = 0; k < nlists && ok; k++)
+				ok = lists[k].nil_pref || rule_has_pref(&lists[k], m);
+			if (ok)
+				consider(p, m, &found, &best);
+		}
+	}
+	/* Candidates every constraining list's family offers. */
+	if (!all_nil && fam_ok && kfind(rs, fams, nf, size, 0, &m))
+		consider(p, m, &found, &best);
+	if (all_nil) {
+		/* Nobody constrains: anything some list prefers, or all nodes. */
+		for (i = 0; i < nlists; i++) {
+			const struct hint_fam *f = &lists[i].fam;
+
+			if (lists[i].has_fam && kfind(rs, &f, 1, lists[i].pref_size, 0, &m))
+				consider(p, m, &found, &best);
+		}
+		consider(p, bitmask_full(p->n), &found, &best);
+	}
+	if (found)
+		*out = best;
+	return found;
+}
+
+/* --- achievability: does some choice of one hint per list AND to m? --- */
+
+struct achieve {
+	struct rsearch *rs;
+	const struct hint_list *lists;
+	size_t nlists;
+	bitmask_t m;
+	bool fam_ok[64];        /* the family has a member containing m */
+	bitmask_t assigned[64]; /* nodes this list's hint must leave out */
+	int order[64];
+	int nodes;
+};
+
+/* Can list i's hint contain m and leave out every node of x? */
+static bool can_exclude(const struct achieve *a, size_t i, bitmask_t x)
+{
+	const struct hint_list *l = &a->lists[i];
+	size_t j;
+
+	for (j = 0; j < l->nextra; j++)
+		if ((l->extra[j].mask & a->m) == a->m && (l->extra[j].mask & x) == 0)
+			return true;
+	if (a->fam_ok[i] && (x & l->fam.required) == 0 &&
+	    fam_member(&l->fam, l->fam.universe & ~x))
+		return true;
+	return false;
+}
+
+static bool achieve_dfs(struct achieve *a, int k)
+{
+	size_t i;
+
+	if (k == a->nodes)
+		return true;
+	if (!rs_step(a->rs))
+		return false;
+	for (i = 0; i < a->nlists; i++) {
+		bitmask_t x = a->assigned[i] | ((bitmask_t)1 << a->order[k]);
+
+		if (!can_exclude(a, i, x))
+			continue;
+		a->assigned[i] = x;
+		if (achieve_dfs(a, k + 1))
+			return true;
+		a->assigned[i] &= ~((bitmask_t)1 << a->order[k]);
+		if (a->rs->exhausted)
+			return false;
+	}
+	return false;
+}
+
+static bool achievable(struct rsearch *rs, const struct hint_list *lists, size_t nlists,
+		       bitmask_t m)
+{
+	struct achieve a;
+	bitmask_t rest = bitmask_full(rs->n) & ~m, need = 0;
+	size_t i, j;
+
+	memset(&a, 0, sizeof a);
+	a.rs = rs;
+	a.lists = lists;
+	a.nlists = nlists;
+	a.m = m;
+	for (i = 0; i < nlists; i++) {
+		const struct hint_list *l = &lists[i];
+		bitmask_t covers = 0; /* nodes some hint (containing m) of l has */
+		bool any = false;
+
+		if (l->nil_pref || l->nil_nonpref) {
+			any = true;
+			covers = bitmask_full(rs->n);
+		}
+		for (j = 0; j < l->nextra; j++) {
+			if ((l->extra[j].mask & m) == m) {
+				any = true;
+				covers |= l->extra[j].mask;
+			}
+		}
+		a.fam_ok[i] = l->has_fam && (m & ~l->fam.universe) == 0 &&
+			      fam_member(&l->fam, l->fam.universe);
+		if (a.fam_ok[i]) {
+			any = true;
+			covers |= l->fam.universe;
+		}
+		if (!any)
+			return false;
+		/* A node no hint of l has is left out whatever l picks. */
+		rest &= covers;
+	}
+	/* Every other node must be left out by some list's hint. */
+	for (need = rest; need; need &= need - 1)
+		a.order[a.nodes++] = bitmask_lowest(need);
+	return achieve_dfs(&a, 0);
+}
+
+/* --- the non-preferred phase --- */
+
+struct nfind {
+	struct rsearch *rs;
+	const struct hint_list *lists;
+	size_t nlists;
+	int c;
+	bool found;
+	bitmask_t best;
+	int64_t best_dist;
+};
+
+/* Some hint of every list contains chosen. */
+static bool supersets_exist(const struct hint_list *lists, size_t nlists, bitmask_t chosen)
+{
+	size_t i, j;
+
+	for (i = 0; i < nlists; i++) {
+		const struct hint_list *l = &lists[i];
+		bool ok = l->nil_pref || l->nil_nonpref ||
+			  (l->has_fam && fam_has_superset(&l->fam, chosen));
+
+		for (j = 0; j < l->nextra && !ok; j++)
+			ok = (l->extra[j].mask & chosen) == chosen;
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+static bool can_leave_out(const struct hint_list *lists, size_t nlists, bitmask_t chosen, int bit)
+{
+	bitmask_t one = (bitmask_t)1 << bit;
+	size_t i, j;
+
+	for (i = 0; i < nlists; i++) {
+		const struct hint_list *l = &lists[i];
+
+		for (j = 0; j < l->nextra; j++)
+			if ((l->extra[j].mask & chosen) == chosen && !(l->extra[j].mask & one))
+				return true;
+		if (l->has_fam && (chosen & ~l->fam.universe) == 0 && !(l->fam.required & one) &&
+		    fam_member(&l->fam, l->fam.universe & ~one))
+			return true;
+	}
+	return false;
+}
+
+static void nfind_dfs(struct nfind *nf, int bit, bitmask_t chosen, int cnt)
+{
+	struct rsearch *rs = nf->rs;
+
+	if (!rs_step(rs) || (nf->found && !rs->closest))
+		return;
+	if (rs->closest && nf->found && rs->nonneg &&
+	    merge_distance_sum(rs->p, chosen) > nf->best_dist)
+		return;
+	if (!supersets_exist(nf->lists, nf->nlists, chosen))
+		return;
+	if (cnt == nf->c) {
+		int64_t dist = rs->closest ? merge_distance_sum(rs->p, chosen) : 0;
+
+		if (rs->closest && nf->found &&
+		    (dist > nf->best_dist || (dist == nf->best_dist && chosen > nf->best)))
+			return;
+		if (!achievable(rs, nf->lists, nf->nlists, chosen))
+			return;
+		nf->best = chosen;
+		nf->best_dist = dist;
+		nf->found = true;
+		return;
+	}
+	if (bit < 0 || bit + 1 < nf->c - cnt)
+		return;
+	/* Leaving this node out needs a list with a hint that contains
+	 * chosen and not the node. */
+	if (can_leave_out(nf->lists, nf->nlists, chosen, bit))
+		nfind_dfs(nf, bit - 1, chosen, cnt);
+	nfind_dfs(nf, bit - 1, chosen | ((bitmask_t)1 << bit), cnt + 1);
+}
+
+static int rule_narrowest(struct rsearch *rs, const struct hint_list *l)
+{
+	int best = 0, c;
+	size_t j;
+
+	for (j = 0; j < l->nextra; j++) {
+		c = bitmask_count(l->extra[j].mask);
+		if (best == 0 || c < best)
+			best = c;
+	}
+	if (l->has_fam) {
+		c = fam_min_count(rs, &l->fam);
+		if (c && (best == 0 || c < best))
+			best = c;
+	}
+	return best;
+}
+
+/* Tuples of the cross product when no list has a family; above any limit
+ * otherwise. */
+static double explicit_product(const struct hint_list *lists, size_t nlists)
+{
+	double product = 1;
+	size_t i;
+
+	for (i = 0; i < nlists; i++) {
+		if (lists[i].has_fam)
+			return 1e300;
+		product *= (double)(lists[i].nextra + (lists[i].nil_pref || lists[i].nil_nonpref));
+	}
+	return product;
+}
+
+static void cross_product(struct rsearch *rs, const struct hint_list *lists, size_t nlists,
+			  size_t i, bitmask_t acc, int b, bool *found, bitmask_t *best)
+{
+	const struct hint_list *l = &lists[i];
+	size_t j;
+
+	if (i == nlists) {
+		if (acc && (!*found || nonpreferred_before(rs->p, b, acc, *best))) {
+			*best = acc;
+			*found = true;
+		}
+		return;
+	}
+	if (l->nil_pref || l->nil_nonpref)
+		cross_product(rs, lists, nlists, i + 1, acc, b, found, best);
+	for (j = 0; j < l->nextra; j++)
+		cross_product(rs, lists, nlists, i + 1, acc & l->extra[j].mask, b, found, best);
+}
+
+static struct topo_hint merge_rules(const struct merge_params *p, const struct hint_list *lists,
+				    size_t nlists)
+{
+	bitmask_t full = bitmask_full(p->n), best;
+	struct topo_hint h = { full, false, false };
+	struct rsearch rs;
+	int b = 0, c, order[64], norder = 0, i;
+	size_t k;
+
+	memset(&rs, 0, sizeof rs);
+	rs.p = p;
+	rs.n = p->n;
+	rs.closest = use_closest(p) && p->distance != NULL;
+	rs.budget = p->budget > 0 ? p->budget : MERGE_DEFAULT_BUDGET;
+	rs.nonneg = true;
+	for (i = 0; rs.closest && i < p->n * p->n; i++)
+		if (p->distance[i] < 0)
+			rs.nonneg = false;
+	for (k = 0; k < nlists; k++)
+		if (rule_list_empty(&lists[k]))
+			goto out;
+	if (rule_preferred(&rs, lists, nlists, &best)) {
+		h.mask = best;
+		h.preferred = true;
+		goto out;
+	}
+	if (rs.exhausted || p->preferred_only)
+		goto out;
+	for (k = 0; k < nlists; k++) {
+		c = rule_narrowest(&rs, &lists[k]);
+		if (c > b)
+			b = c;
+	}
+	if (explicit_product(lists, nlists) <= 65536) {
+		/* Explicit hints only, few tuples: the kubelet's own cross
+		 * product is cheaper than a search. */
+		bool found = false;
+
+		best = 0;
+		cross_product(&rs, lists, nlists, 0, bitmask_full(p->n), b, &found, &best);
+		if (found)
+			h.mask = best;
+		goto out;
+	}
+	if (b > 0)
+		order[norder++] = b;
+	for (c = b - 1; c >= 1; c--)
+		order[norder++] = c;
+	for (c = b + 1; c <= p->n; c++)
+		order[norder++] = c;
+	for (i = 0; i < norder && !rs.exhausted; i++) {
+		struct nfind nf = { &rs, lists, nlists, order[i], false, 0, 0 };
+
+		nfind_dfs(&nf, p->n - 1, 0, 0);
+		if (nf.found && !rs.exhausted) {
+			h.mask = nf.best;
+			break;
+		}
+	}
+out:
+	if (p->stats) {
+		p->stats->steps += rs.steps;
+		p->stats->exhausted |= rs.exhausted;
+	}
+	return h;
+}
+
+/* --- for the providers and Allocate --- */
+
+static void rs_init(struct rsearch *rs, const struct merge_params *p)
+{
+	memset(rs, 0, sizeof *rs);
+	rs->p = p;
+	rs->n = p->n;
+	rs->budget = p->budget > 0 ? p->budget : MERGE_DEFAULT_BUDGET;
+	rs->nonneg = true;
+}
+
+static void rs_done(const struct rsearch *rs, const struct merge_params *p)
+{
+	if (p->stats) {
+		p->stats->steps += rs->steps;
+		p->stats->exhausted |= rs->exhausted;
+	}
+}
+
+bool merge_fam_member(const struct hint_fam *f, bitmask_t m)
+{
+	return fam_member(f, m);
+}
+
+int merge_fam_min_count(const struct merge_params *p, const struct hint_fam *f)
+{
+	struct rsearch rs;
+	int k;
+
+	rs_init(&rs, p);
+	k = fam_min_count(&rs, f);
+	rs_done(&rs, p);
+	return k;
+}
+
+bool merge_fam_has_size(const struct merge_params *p, const struct hint_fam *f, int k)
+{
+	struct rsearch rs;
+	bitmask_t m;
+	bool found;
+
+	rs_init(&rs, p);
+	found = kfind(&rs, &f, 1, k, 0, &m);
+	rs_done(&rs, p);
+	return found;
+}
+
+bool merge_rule_best_hint(const struct merge_params *p, const struct hint_list *l,
+			  bitmask_t within, struct topo_hint *out)
+{
+	const struct hint_fam *f = &l->fam;
+	struct rsearch rs;
+	bool found = false;
+	int pass, k;
+	size_t j;
+
+	rs_init(&rs, p);
+	for (pass = 0; pass < 2 && !found; pass++) {
+		bool pref = pass == 0;
+
+		/* Explicit masks. */
+		for (j = 0; j < l->nextra; j++) {
+			bitmask_t m = l->extra[j].mask;
+
+			if ((within & ~m) || l->extra[j].preferred != pref)
+				continue;
+			if (!found || bitmask_narrower(m, out->mask)) {
+				out->mask = m;
+				found = true;
+			}
+		}
+		/* Family members: preferred ones have pref_size bits. */
+		for (k = bitmask_count(within) > 0 ? bitmask_count(within) : 1;
+		     l->has_fam && k <= p->n; k++) {
+			bitmask_t m;
+
+			if ((k == l->pref_size) != pref)
+				continue;
+			if (found && k > bitmask_count(out->mask))
+				break;
+			if (kfind(&rs, &f, 1, k, within, &m)) {
+				if (!found || bitmask_narrower(m, out->mask)) {
+					out->mask = m;
+					found = true;
+				}
+				break;
+			}
+			if (rs.exhausted)
+				break;
+		}
+		if (found) {
+			out->nil = false;
+			out->preferred = pref;
+		}
+	}
+	rs_done(&rs, p);
+	return found && !rs.exhausted;
 }

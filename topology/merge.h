@@ -21,11 +21,27 @@
 #include "hint.h"
 #include "inventory.h"
 
+/* Search steps one merge of rule lists may take (a step: one candidate mask
+ * or partial mask visited, or one assignment tried in an achievability
+ * test). Enough for every realistic 64-NUMA node; past it the merge does not
+ * answer (merge_stats.exhausted) and the judge says so. */
+#define MERGE_DEFAULT_BUDGET 200000L
+
+struct merge_stats {
+	long steps;
+	bool exhausted;          /* some search ran out of budget: no answer */
+};
+
 struct merge_params {
 	int n;                   /* NUMA nodes (dense indices 0..n-1) */
 	enum tm_policy policy;
 	bool prefer_closest;     /* ignored by single-numa-node */
 	const int64_t *distance; /* n*n row-major, or NULL (all 0) */
+	long budget;             /* rule lists: search steps; 0: the default */
+	struct merge_stats *stats; /* optional */
+	bool preferred_only;     /* rule lists: skip the non-preferred search
+				  * (the answer is then {all, not preferred}
+				  * when nothing preferred merges) */
 };
 
 /* kubelet HintMerger.Merge: the best merged hint; {all nodes, not preferred}
@@ -46,6 +62,21 @@ bool merge_preferred(const struct merge_params *p, const struct hint_list *lists
  * preferred). Policy none is not a merge: callers never get here with it. */
 struct topo_hint policy_merge(const struct merge_params *p, struct hint_list *lists,
 			      size_t nlists, struct arena *scratch, bool *admit);
+
+/* The fittest hint of one rule list (its family and extra masks) that
+ * contains `within`: preferred first, then fewest bits, then smallest value
+ * (memorymanager findBestHint). False when there is none or the search ran
+ * out of budget (stats). */
+bool merge_rule_best_hint(const struct merge_params *p, const struct hint_list *l,
+			  bitmask_t within, struct topo_hint *out);
+
+/* The fewest bits of a member of the family (0: none, or out of budget). */
+int merge_fam_min_count(const struct merge_params *p, const struct hint_fam *f);
+
+/* Some member of f has exactly k bits. */
+bool merge_fam_has_size(const struct merge_params *p, const struct hint_fam *f, int k);
+
+bool merge_fam_member(const struct hint_fam *f, bitmask_t m);
 
 /* Sum of distance[i][j] over all ordered pairs of the mask (diagonal
  * included): the kubelet's average distance times count^2, which orders masks

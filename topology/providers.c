@@ -16,6 +16,25 @@ static bool singleton_mode(const struct sim *s)
 	return s->node->policy == TM_POLICY_SINGLE_NUMA_NODE && !s->node->full_enumeration;
 }
 
+/* Rule form (any NUMA count): the list is a family defined by counts plus a
+ * few explicit masks; the merge searches it (merge.c). Maskset form (2^n
+ * bitmaps) only for full_enumeration, the tests' reference. */
+static bool rule_mode(const struct sim *s)
+{
+	return s->rule_lists && !singleton_mode(s) && !s->node->full_enumeration;
+}
+
+static struct merge_params sim_params(struct sim *s)
+{
+	struct merge_params p;
+
+	memset(&p, 0, sizeof p);
+	p.n = s->n;
+	p.policy = s->node->policy;
+	p.stats = &s->stats;
+	return p;
+}
+
 /* The next mask with the same number of bits (Gosper's hack). m must be
  * nonzero: callers start from ((1 << k) - 1) with k >= 1. */
 static inline uint64_t next_same_count(uint64_t m)
@@ -51,7 +70,9 @@ static void list_init(struct sim *s, struct hint_list *l, const char *resource, 
 	memset(l, 0, sizeof *l);
 	l->resource = resource;
 	l->amount = amount;
-	if (maskset) {
+	if (maskset && rule_mode(s)) {
+		l->rule = true;
+	} else if (maskset) {
 		size_t words = maskset_words(s->n);
 
 		l->all = arena_alloc(s->arena, words * sizeof *l->all);
@@ -104,6 +125,55 @@ static void count_hints(struct sim *s, struct hint_list *l, int r, bitmask_t uni
 	if (min_aff > s->n)
 		min_aff = s->n;
 	l->min_affinity = min_aff;
+	if (l->rule) {
+		struct merge_params p = sim_params(s);
+		struct hint_fam *f = &l->fam;
+
+		f->universe = universe;
+		f->required = reuse_nodes;
+		f->min_size = 1;
+		f->ndims = 1;
+		f->w[0] = avail;
+		f->need[0] = want > reuse_total ? want - reuse_total : 0;
+		l->pref_size = min_aff;
+		l->has_fam = merge_fam_member(f, universe);
+		if (!l->has_fam) {
+			/* An empty provider list means "cannot be satisfied". */
+			l->nil_nonpref = true;
+		} else {
+			any_pref = merge_fam_has_size(&p, f, min_aff);
+		}
+		if (reuse_nodes && !any_pref) {
+			/* Would a preferred-size subset not holding every reusable
+			 * unit fit, counting its own reusable units? */
+			int64_t *both = arena_alloc(s->arena, (size_t)s->n * sizeof *both);
+			struct hint_fam g;
+
+			for (i = 0; i < s->n; i++)
+				both[i] = i64_add_sat(avail[i], reuse[i]);
+			if (min_aff == 1) {
+				for (i = 0; i < s->n; i++)
+					if ((universe >> i & 1) && (reuse_nodes & ~((bitmask_t)1 << i)) &&
+					    both[i] >= want)
+						pin_blocked |= (bitmask_t)1 << i;
+			} else {
+				memset(&g, 0, sizeof g);
+				g.min_size = 1;
+				g.ndims = 1;
+				g.w[0] = both;
+				g.need[0] = want;
+				for (i = 0; i < s->n && !pin_blocked; i++) {
+					if (!(reuse_nodes >> i & 1))
+						continue;
+					g.universe = universe & ~((bitmask_t)1 << i);
+					if (merge_fam_has_size(&p, &g, min_aff))
+						pin_blocked = 1;
+				}
+			}
+		}
+		note_pin(s, l, reuse_nodes, any_pref, pin_blocked);
+		return;
+	}
 	if (l->all == NULL) {
 		if (min_aff != 1)
 			return;
@@ -291,6 +361,9 @@ size_t providers_memory_hints(struct sim *s, const struct demand_amount *memory,
 }
 
 static bool memory_subset_ok(struct sim *s, const struct demand_amount *memory, size_t k,
+			     const int *res, uint64_t m, bool check_free);
+
+static bool memory_subset_ok(struct sim *s, const struct demand_amount *memory, size_t k,
 			     const int *res, uint64_t m, bool check_free)
 {
 	const struct inventory_node *node = s->node;
@@ -317,6 +390,69 @@ static bool memory_subset_ok(struct sim *s, const struct demand_amount *memory, 
 				mem_reuse_get(s, m, res[t])) < memory[t].amount)
 			return false;
 	return true;
+}
+
+/* calculateHints in rule form: multi-NUMA subsets of NUMA nodes without
+ * assignments whose allocatable and free amounts cover every type (a family),
+ * plus the masks checked one by one: single NUMA nodes, existing multi-NUMA
+ * groups and masks holding reusable init-container memory. Preferred: the
+ * fewest NUMA nodes whose allocatable covers every type. Returns false when
+ * there is no hint at all. */
+bool providers_memory_rule(struct sim *s, const struct demand_amount *memory, size_t k,
+			   const int *res, struct hint_list *l)
+{
+	const struct inventory_node *node = s->node;
+	struct merge_params p = sim_params(s);
+	struct hint_mask *extra = arena_alloc(s->arena, ((size_t)s->n * 2 + s->nmem_reuse + 1) *
+							    sizeof *extra);
+	struct hint_fam alloc;
+	size_t t, nextra = 0, j;
+	int i, min_aff;
+
+	memset(&alloc, 0, sizeof alloc);
+	alloc.universe = s->full;
+	alloc.min_size = 1;
+	alloc.ndims = (int)k;
+	for (t = 0; t < k; t++) {
+		alloc.w[t] = node->resources[res[t]].allocatable;
+		alloc.need[t] = memory[t].amount;
+	}
+	min_aff = merge_fam_min_count(&p, &alloc);
+	if (min_aff == 0)
+		min_aff = s->n;
+	l->rule = true;
+	l->pref_size = min_aff;
+	l->fam.min_size = 2;
+	l->fam.ndims = (int)(2 * k);
+	for (i = 0; i < s->n; i++)
+		if (s->assignments[i] == 0)
+			l->fam.universe |= (bitmask_t)1 << i;
+	for (t = 0; t < k; t++) {
+		l->fam.w[2 * t] = node->resources[res[t]].allocatable;
+		l->fam.need[2 * t] = memory[t].amount;
+		l->fam.w[2 * t + 1] = sim_at(s->avail, s, res[t]);
+		l->fam.need[2 * t + 1] = memory[t].amount;
+	}
+	l->has_fam = merge_fam_member(&l->fam, l->fam.universe);
+	for (i = 0; i < s->n; i++) {
+		bitmask_t one = (bitmask_t)1 << i, g = s->group[i];
+
+		if (memory_subset_ok(s, memory, k, res, one, true))
+			extra[nextra++] = (struct hint_mask){ one, min_aff == 1 };
+		/* An existing multi-NUMA group, once (at its lowest node). */
+		if (bitmask_count(g) > 1 && bitmask_lowest(g) == i &&
+		    memory_subset_ok(s, memory, k, res, g, true))
+			extra[nextra++] = (struct hint_mask){ g, bitmask_count(g) == min_aff };
+	}
+	for (j = 0; j < s->nmem_reuse; j++) {
+		bitmask_t m = s->mem_reuse[j].mask;
+
+		if (bitmask_count(m) > 1 && memory_subset_ok(s, memory, k, res, m, true))
+			extra[nextra++] = (struct hint_mask){ m, bitmask_count(m) == min_aff };
+	}
+	l->extra = extra;
+	l->nextra = nextra;
+	return l->has_fam || nextra > 0;
 }
 
 /* calculateHints restricted to its preferred hints: the smallest subset size
@@ -394,14 +530,34 @@ static size_t memory_hints(struct sim *s, const struct ask *a, struct hint_list 
 			if (ok)
 				singles |= (bitmask_t)1 << i;
 		}
-		if (singles == 0 && providers_memory_hints(s, a->memory, a->nmemory, NULL, NULL) == 0)
-			return 0;
+		if (singles == 0) {
+			struct hint_list probe;
+
+			/* No single-NUMA hint: is there any hint at all? */
+			memset(&probe, 0, sizeof probe);
+			if (!providers_memory_rule(s, a->memory, a->nmemory, res, &probe))
+				return 0;
+		}
 		for (t = 0; t < a->nmemory; t++) {
 			memset(&out[t], 0, sizeof out[t]);
 			out[t].resource = a->memory[t].name;
 			out[t].amount = a->memory[t].amount;
 			out[t].singles = singles;
 			out[t].min_affinity = min_aff ? min_aff : 2;
+		}
+		return a->nmemory;
+	}
+	if (rule_mode(s)) {
+		struct hint_list l;
+
+		memset(&l, 0, sizeof l);
+		if (!providers_memory_rule(s, a->memory, a->nmemory, res, &l))
+			return 0;
+		for (t = 0; t < a->nmemory; t++) {
+			out[t] = l;
+			out[t].resource = a->memory[t].name;
+			out[t].amount = a->memory[t].amount;
+			out[t].min_affinity = l.pref_size;
 		}
 		return a->nmemory;
 	}

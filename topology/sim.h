@@ -15,6 +15,7 @@
 #include "demand.h"
 #include "hint.h"
 #include "inventory.h"
+#include "merge.h"
 
 /* Init-container memory reusable by later containers, per exact NUMA mask and
  * memory type (memorymanager initContainersReusableMemory). */
@@ -30,6 +31,9 @@ struct sim {
 	int n;
 	bitmask_t full;
 	struct arena *arena;          /* per-judgement scratch */
+	/* Providers write rule lists (any NUMA count; the judge's merge) rather
+	 * than 2^n mask sets, outside single-numa-node and full_enumeration. */
+	bool rule_lists;
 	/* Phase 1 of a merge: providers generate preferred hints only. */
 	bool preferred_only;
 	/* Build messages (JUDGE_DETAIL). */
@@ -47,6 +51,9 @@ struct sim {
 	const char *name_cache[16];
 	int index_cache[16];
 	int ncache;
+	/* Searches of rule lists (merge, providers, Allocate): a search out
+	 * of budget makes the verdict "not simulated". */
+	struct merge_stats stats;
 	/* Why Allocate failed, for the verdict message. */
 	char failure[256];
 	const char *failed_resource;
@@ -106,6 +113,11 @@ size_t providers_hints(struct sim *s, const struct ask *a, struct hint_list *out
  * and pref (maskset words for n) and returns the number of hints. */
 size_t providers_memory_hints(struct sim *s, const struct demand_amount *memory,
 			      size_t nmemory, uint64_t *all, uint64_t *pref);
+
+/* calculateHints in rule form into l (see providers.c); false when the
+ * provider has no hint at all. res: the node's index of each type. */
+bool providers_memory_rule(struct sim *s, const struct demand_amount *memory, size_t k,
+			   const int *res, struct hint_list *l);
 
 /* The providers' Allocate for one container with its stored hint, in kubelet
  * order: devices, CPUs, memory. False (and s->failure, naming the container)

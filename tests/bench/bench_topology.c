@@ -608,7 +608,7 @@ static void port_self_check(void)
 		int n = 1 + rnd_below(MAX_N), i, j;
 		enum tm_policy policy = policies[rnd_below(3)];
 		bool closest = rnd_below(2) == 0;
-		struct merge_params p = { n, policy, closest, d };
+		struct merge_params p = { n, policy, closest, d, 0, NULL, false };
 		struct outcome port, fast, ref;
 		size_t k;
 
@@ -646,7 +646,7 @@ static void gen_input(int n, size_t nlists, bool want_pref, struct minput *in)
 {
 	size_t lo = n == 8 ? 30 : 1, hi = n == 8 ? 120 : ((size_t)1 << n) - 1, k;
 	int64_t d[MAX_N * MAX_N];
-	struct merge_params p = { n, TM_POLICY_BEST_EFFORT, false, d };
+	struct merge_params p = { n, TM_POLICY_BEST_EFFORT, false, d, 0, NULL, false };
 	int attempt;
 
 	distances(n, d);
@@ -786,7 +786,7 @@ struct split_row {
 static void time_by_outcome(int n, const struct minput *pool, size_t npool, const int64_t *d,
 			    size_t *idx, struct split_row *split)
 {
-	struct merge_params p = { n, TM_POLICY_BEST_EFFORT, false, d };
+	struct merge_params p = { n, TM_POLICY_BEST_EFFORT, false, d, 0, NULL, false };
 	uint64_t saved = cfg.min_ns;
 	size_t nidx, k;
 	int want;
@@ -843,7 +843,7 @@ static void merge_cell(int n, size_t nlists, struct split_row *split)
 	}
 	for (pi = 0; pi < 2; pi++) {
 		enum tm_policy policy = policies[pi];
-		struct merge_params p = { n, policy, false, d };
+		struct merge_params p = { n, policy, false, d, 0, NULL, false };
 		double perms = 0, speedup, tf, tr;
 		size_t npref = 0;
 		char hints[32], target[16] = "-", ok[8] = "-";
@@ -1031,9 +1031,12 @@ static struct inventory_node *node_build(int n, const char *policy, bool reject)
 	obj.attributes = xcalloc(obj.nattributes, sizeof *obj.attributes);
 	attr_set(&obj.attributes[0], "topologyManagerPolicy", policy);
 	attr_set(&obj.attributes[1], "topologyManagerScope", "container");
-	if (n > 8)
-		attr_set(&obj.attributes[2], "topologyManagerPolicyOptions",
-			 "max-allowable-numa-nodes=16");
+	if (n > 8) {
+		char opt[64];
+
+		snprintf(opt, sizeof opt, "max-allowable-numa-nodes=%d", n);
+		attr_set(&obj.attributes[2], "topologyManagerPolicyOptions", opt);
+	}
 	obj.nzones = (size_t)n;
 	obj.zones = xcalloc(obj.nzones, sizeof *obj.zones);
 	for (i = 0; i < n; i++) {
@@ -1260,15 +1263,50 @@ static int callgrind_judge(int n)
 	return 0;
 }
 
+/* Exactly 1000 judge_node_ex calls as the filter path makes them
+ * (JUDGE_UNRESOLVABLE), one node and verdict, for
+ *   valgrind --tool=callgrind --toggle-collect=judge_node_ex \
+ *     ./bench_topology --callgrind N POLICY admit|reject
+ * Rejections after the first are answered from the demand's emptied-node
+ * memo, as on a cluster of one machine shape. */
+static int callgrind_case(int n, const char *policy, bool reject)
+{
+	struct inventory_node *node = node_build(n, policy, reject);
+	struct pod_demand *demand = NULL;
+	struct pod_spec pod;
+	int i, admitted = 0;
+
+	pod_build(&pod, &demand);
+	for (i = 0; i < 1000; i++) {
+		struct verdict v;
+
+		judge_node_ex(node, demand, JUDGE_UNRESOLVABLE, &v);
+		admitted += v.admit;
+		if (i == 0 && v.admit == reject && strcmp(policy, "best-effort") != 0)
+			die("internal error: %s: unexpected verdict (%s)", node->name,
+			    verdict_reason_name(v.reason));
+		verdict_cleanup(&v);
+	}
+	printf("callgrind %d %s %s: 1000 judgements, %d admitted\n", n, policy,
+	       reject ? "reject" : "admit", admitted);
+	pod_demand_free(demand);
+	pod_spec_cleanup(&pod);
+	inventory_node_free(node);
+	return 0;
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench_topology [--quick | --callgrind-judge8 | --callgrind-judge16]\n");
+	fprintf(stderr, "usage: bench_topology [--quick | --callgrind-judge8 | --callgrind-judge16 |\n"
+			"                      --callgrind N POLICY admit|reject]\n");
 }
 
 int main(int argc, char **argv)
 {
 	uint64_t t0 = now_ns();
 
+	if (argc == 5 && strcmp(argv[1], "--callgrind") == 0)
+		return callgrind_case(atoi(argv[2]), argv[3], strcmp(argv[4], "reject") == 0);
 	if (argc > 2) {
 		usage();
 		return 1;

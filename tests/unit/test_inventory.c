@@ -254,20 +254,34 @@ static void inventory_legacy_topology_policies(void **state)
 
 static void inventory_numa_limits(void **state)
 {
-	char zones[8192] = "";
+	static char zones[8192];
 	struct inventory_node *n;
 	int i;
 
 	(void)state;
-	for (i = 0; i < 17; i++) {
+	zones[0] = '\0';
+	for (i = 0; i < 64; i++) {
 		char z[128];
 
 		snprintf(z, sizeof z, "- {name: node-%d, type: Node}\n", i);
 		strcat(zones, z);
+		if (i == 16) {
+			/* 17 NUMA nodes: simulated when the option allows them,
+			 * refused as the kubelet does when it does not. */
+			n = ok(SNN ATTR("topologyManagerPolicyOptions", "max-allowable-numa-nodes=32"),
+			       zones);
+			assert_int_equal(n->numa_count, 17);
+			assert_string_equal(n->config_error, "");
+			inventory_node_free(n);
+			n = ok(SNN, zones);
+			assert_non_null(strstr(n->config_error, "more than 8 NUMA Nodes (this one has 17)"));
+			inventory_node_free(n);
+		}
 	}
-	n = ok(SNN ATTR("topologyManagerPolicyOptions", "max-allowable-numa-nodes=32"), zones);
-	assert_int_equal(n->numa_count, 17);
-	assert_non_null(strstr(n->config_error, "not simulated beyond 16"));
+	/* 64, the kubelet's bitmask: simulated. */
+	n = ok(SNN ATTR("topologyManagerPolicyOptions", "max-allowable-numa-nodes=64"), zones);
+	assert_int_equal(n->numa_count, 64);
+	assert_string_equal(n->config_error, "");
 	inventory_node_free(n);
 }
 

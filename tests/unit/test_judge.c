@@ -239,10 +239,32 @@ static void judge_random_single_numa_shortcut_and_invariants(void **state)
 			node->full_enumeration = true;
 			node->emptied->full_enumeration = true;
 			judge_node(node, demand, &w);
-			if (!same(&v, &w) || strcmp(v.pinned, w.pinned) != 0)
+			if (!same(&v, &w) || strcmp(v.pinned, w.pinned) != 0) {
+				size_t c;
+
+				struct verdict x, y;
+
+				node->emptied->full_enumeration = false;
+				judge_node(node->emptied, demand, &x);
+				node->emptied->full_enumeration = true;
+				judge_node(node->emptied, demand, &y);
+				fprintf(stderr, "emptied: rule %d %s [%s] / full %d %s [%s]\n", x.admit,
+					verdict_reason_name(x.reason), x.message, y.admit,
+					verdict_reason_name(y.reason), y.message);
+				for (c = 0; c < x.ncontainers && c < y.ncontainers; c++)
+					fprintf(stderr, "  %s: %llx/%d vs %llx/%d\n", x.containers[c].name,
+						(unsigned long long)x.containers[c].numa_ids, x.containers[c].preferred,
+						(unsigned long long)y.containers[c].numa_ids, y.containers[c].preferred);
+				fprintf(stderr, "policy %s scope %s n %d\n", tm_policy_name(node->policy),
+					tm_scope_name(node->scope), node->numa_count);
+				for (c = 0; c < v.ncontainers && c < w.ncontainers; c++)
+					fprintf(stderr, "  %s: %llx/%d vs %llx/%d\n", v.containers[c].name,
+						(unsigned long long)v.containers[c].numa_ids, v.containers[c].preferred,
+						(unsigned long long)w.containers[c].numa_ids, w.containers[c].preferred);
 				fail_msg("case %ld: shortcut %d/%s \"%s\" vs full %d/%s \"%s\"", cases,
 					 v.admit, verdict_reason_name(v.reason), v.message, w.admit,
 					 verdict_reason_name(w.reason), w.message);
+			}
 			verdict_cleanup(&w);
 			compared++;
 		}
@@ -256,6 +278,69 @@ static void judge_random_single_numa_shortcut_and_invariants(void **state)
 	assert_true(pinned > 0);
 	assert_true(admitted > 2000);
 	assert_true(rejected > 2000);
+}
+
+/* The unresolvable flag (answered from the demand's memo of emptied-node
+ * shapes) equals a full judgement of the emptied node, on random nodes
+ * judged many at a time with one demand: several shapes, and per shape
+ * several loads (same emptied node, different available amounts). */
+static void judge_unresolvable_memo_equals_second_judgement(void **state)
+{
+	long cases = 0, rejected = 0, unresolvable = 0;
+	int round;
+
+	(void)state;
+	for (round = 0; round < 600; round++) {
+		struct pod_spec pod;
+		struct pod_demand *demand = NULL;
+		struct errmsg msg;
+		int shape;
+
+		random_pod(&pod);
+		if (pod_demand_new(&pod, &demand, &msg) != ERR_OK)
+			fail_msg("%s", msg.text);
+		for (shape = 0; shape < 3; shape++) {
+			struct nrt_object obj;
+			struct inventory_node *node = NULL;
+			int load;
+
+			random_nrt(&obj, 1 + below(6));
+			if (inventory_node_new(&obj, &node, &msg) != ERR_OK)
+				fail_msg("%s", msg.text);
+			for (load = 0; load < 4; load++) {
+				struct inventory_usage use[3];
+				struct inventory_node *loaded;
+				struct verdict v, e;
+
+				use[0] = (struct inventory_usage){ "cpu", below(node->numa_count), below(4) };
+				use[1] = (struct inventory_usage){ devices[below(2)], below(node->numa_count), 1 };
+				use[2] = (struct inventory_usage){ "memory", below(node->numa_count),
+								   below(3) * GI };
+				loaded = inventory_node_take(node, use, (size_t)below(4));
+				judge_node_ex(loaded, demand, below(2) ? JUDGE_UNRESOLVABLE
+						: JUDGE_UNRESOLVABLE | JUDGE_DETAIL, &v);
+				if (!v.admit && v.reason != REASON_CONFIG) {
+					judge_node(loaded->emptied, demand, &e);
+					if (v.unresolvable != !e.admit)
+						fail_msg("round %d: unresolvable %d, emptied admit %d", round,
+							 v.unresolvable, e.admit);
+					verdict_cleanup(&e);
+					rejected++;
+					unresolvable += v.unresolvable;
+				}
+				verdict_cleanup(&v);
+				inventory_node_free(loaded);
+				cases++;
+			}
+			inventory_node_free(node);
+			nrt_object_cleanup(&obj);
+		}
+		pod_demand_free(demand);
+		pod_spec_cleanup(&pod);
+	}
+	assert_true(rejected > 1000);
+	assert_true(unresolvable > 100);
+	assert_true(rejected - unresolvable > 100);
 }
 
 /* Two NUMA nodes of 32 CPUs (free: cpu0 and cpu1) and 2 GPUs (free: gpu0 and
@@ -427,6 +512,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(judge_random_single_numa_shortcut_and_invariants),
+		cmocka_unit_test(judge_unresolvable_memo_equals_second_judgement),
 		cmocka_unit_test(judge_reason_names_reused_init_cpus),
 		cmocka_unit_test(judge_reason_names_reused_init_devices),
 		cmocka_unit_test(judge_reason_without_reuse_at_fault),

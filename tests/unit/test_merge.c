@@ -27,7 +27,7 @@ static struct topo_hint fast_merge(int n, enum tm_policy policy, bool closest,
 				   size_t nlists, bool *admit)
 {
 	struct hint_list fl[64];
-	struct merge_params p = { n, policy, closest, distance };
+	struct merge_params p = { n, policy, closest, distance, 0, NULL, false };
 	struct arena a;
 	struct topo_hint h;
 	size_t i, k, words = maskset_words(n);
@@ -156,6 +156,46 @@ static void merge_prefer_closest_in_both_branches(void **state)
 		   (struct expect){ true, 0, false, false });
 }
 
+/* Rule form (extra masks only, as the providers' explicit masks are): the
+ * search in topology/merge.c instead of the 2^n mask sets. */
+static struct topo_hint rule_merge(int n, enum tm_policy policy, bool closest,
+				   const int64_t *distance, const struct ref_list *lists,
+				   size_t nlists, bool *admit)
+{
+	struct hint_list fl[64];
+	struct hint_mask extra[64][8];
+	struct merge_stats st = { 0, false };
+	struct merge_params p = { n, policy, closest, distance, 0, &st, false };
+	struct arena a;
+	struct topo_hint h;
+	size_t i, k;
+
+	arena_init(&a);
+	for (i = 0; i < nlists; i++) {
+		memset(&fl[i], 0, sizeof fl[i]);
+		fl[i].resource = "r";
+		fl[i].rule = true;
+		fl[i].extra = extra[i];
+		for (k = 0; k < lists[i].nhints; k++) {
+			struct topo_hint x = lists[i].hints[k];
+
+			if (x.nil) {
+				if (x.preferred)
+					fl[i].nil_pref = true;
+				else
+					fl[i].nil_nonpref = true;
+				continue;
+			}
+			extra[i][fl[i].nextra++] = (struct hint_mask){ x.mask, x.preferred };
+		}
+	}
+	h = policy_merge(&p, fl, nlists, &a, admit);
+	arena_cleanup(&a);
+	if (st.exhausted)
+		fail_msg("n=%d: the search ran out of budget (%ld steps)", n, st.steps);
+	return h;
+}
+
 /* --- randomized equivalence --- */
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15u;
@@ -178,7 +218,7 @@ static size_t random_case(int n, struct ref_list *flat, size_t cap)
 {
 	struct ref_provider prov[5];
 	int nprov = 1 + rnd_below(5), i, r, h;
-	uint64_t full = ((uint64_t)1 << n) - 1;
+	uint64_t full = bitmask_full(n);
 
 	memset(prov, 0, sizeof prov);
 	for (i = 0; i < nprov; i++) {
@@ -244,6 +284,8 @@ static void merge_random_equivalence(void **state)
 					d[i * n + j] = d[j * n + i];
 		r = ref_policy_merge(n, policy, closest, d, flat, nl, &ra);
 		f = fast_merge(n, policy, closest, d, flat, nl, &fa);
+		if (cases % 2 == 0)
+			f = rule_merge(n, policy, closest, d, flat, nl, &fa);
 		if (r.nil != f.nil || (!r.nil && r.mask != f.mask) || r.preferred != f.preferred ||
 		    ra != fa) {
 			fprintf(stderr, "case %ld: n=%d policy=%s closest=%d lists=%zu\n", cases, n,
@@ -275,6 +317,315 @@ static void merge_random_equivalence(void **state)
 	assert_true(nonpreferred > 10000);
 }
 
+/* The search against the kubelet's cross product beyond 8 NUMA nodes (9 to
+ * 64), where the mask sets cannot go: lists of explicit hints keep the cross
+ * product small. */
+static void merge_rule_random_equivalence_large(void **state)
+{
+	static const enum tm_policy policies[3] = { TM_POLICY_BEST_EFFORT, TM_POLICY_RESTRICTED,
+						    TM_POLICY_SINGLE_NUMA_NODE };
+	static int64_t d[64 * 64];
+	struct ref_list flat[16];
+	long cases = 0, nonpreferred = 0;
+
+	(void)state;
+	while (cases < 20000) {
+		int n = 9 + rnd_below(56), i, j;
+		size_t nl = random_case(n, flat, 16), k;
+		enum tm_policy policy = policies[rnd_below(3)];
+		bool closest = rnd_below(2) == 0, ra, fa;
+		double perms = 1;
+		struct topo_hint r, f;
+
+		for (k = 0; k < nl; k++)
+			perms *= (double)flat[k].nhints;
+		if (perms > 4096)
+			continue;
+		for (i = 0; i < n; i++)
+			for (j = 0; j < n; j++)
+				d[i * n + j] = i == j ? 10 : 11 + rnd_below(rnd_below(2) ? 3 : 30);
+		r = ref_policy_merge(n, policy, closest, d, flat, nl, &ra);
+		f = rule_merge(n, policy, closest, d, flat, nl, &fa);
+		if (r.nil != f.nil || (!r.nil && r.mask != f.mask) || r.preferred != f.preferred ||
+		    ra != fa)
+			fail_msg("case %ld: n=%d policy=%s closest=%d: ref %llx/%d fast %llx/%d", cases, n,
+				 tm_policy_name(policy), closest, (unsigned long long)r.mask, r.preferred,
+				 (unsigned long long)f.mask, f.preferred);
+		nonpreferred += !r.preferred;
+		cases++;
+	}
+	assert_true(nonpreferred > 2000);
+}
+
+/* --- families: the search against an independent slow reference --- */
+
+#define SLOW_MAX 200000
+
+struct slow_list {
+	bool nil_pref, nil_nonpref;
+	uint64_t *masks; /* every hint, materialized */
+	bool *pref;
+	size_t count;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static size_t dedup(uint64_t *v, size_t n)
+{
+	size_t i, k = 0;
+
+	qsort(v, n, sizeof *v, cmp_u64);
+	for (i = 0; i < n; i++)
+		if (k == 0 || v[k - 1] != v[i])
+			v[k++] = v[i];
+	return k;
+}
+
+static int64_t dist_sum(int n, const int64_t *d, uint64_t m)
+{
+	int64_t sum = 0;
+	int i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			if ((m >> i & 1) && (m >> j & 1))
+				sum += d[i * n + j];
+	return sum;
+}
+
+static bool slow_fitter(int n, bool closest, const int64_t *d, uint64_t a, uint64_t b)
+{
+	int ca = __builtin_popcountll(a), cb = __builtin_popcountll(b);
+
+	if (ca != cb)
+		return ca < cb;
+	if (closest && dist_sum(n, d, a) != dist_sum(n, d, b))
+		return dist_sum(n, d, a) < dist_sum(n, d, b);
+	return a < b;
+}
+
+/* Every AND of one hint per list, by pairwise closure; the best by the
+ * kubelet's order. Best-effort and restricted. */
+static struct topo_hint slow_merge(int n, bool closest, const int64_t *d,
+				   const struct slow_list *l, size_t nl)
+{
+	uint64_t full = bitmask_full(n), *cur = malloc(SLOW_MAX * 8), *next = malloc(SLOW_MAX * 8);
+	struct topo_hint h = { full, false, false };
+	size_t ncur = 1, i, j, k, nnext;
+	bool all_nil = true, found = false;
+	int b = 0;
+	uint64_t best = 0;
+
+	for (i = 0; i < nl; i++)
+		if (!l[i].nil_pref && !l[i].nil_nonpref && l[i].count == 0)
+			goto out;
+	/* Preferred: a mask every list prefers (or answers with a preferred nil). */
+	for (i = 0; i < nl; i++) {
+		if (!l[i].nil_pref)
+			all_nil = false;
+		for (j = 0; j < l[i].count; j++) {
+			bool ok = l[i].pref[j];
+
+			for (k = 0; k < nl && ok; k++) {
+				size_t x;
+				bool has = l[k].nil_pref;
+
+				for (x = 0; x < l[k].count && !has; x++)
+					has = l[k].pref[x] && l[k].masks[x] == l[i].masks[j];
+				ok = has;
+			}
+			if (ok && l[i].masks[j] &&
+			    (!found || slow_fitter(n, closest, d, l[i].masks[j], best))) {
+				best = l[i].masks[j];
+				found = true;
+			}
+		}
+	}
+	if (all_nil && (!found || slow_fitter(n, closest, d, full, best))) {
+		best = full;
+		found = true;
+	}
+	if (found) {
+		h.mask = best;
+		h.preferred = true;
+		goto out;
+	}
+	cur[0] = full;
+	for (i = 0; i < nl; i++) {
+		int narrow = 0;
+
+		nnext = 0;
+		for (j = 0; j < ncur; j++) {
+			if (l[i].nil_pref || l[i].nil_nonpref)
+				next[nnext++] = cur[j];
+			for (k = 0; k < l[i].count; k++)
+				next[nnext++] = cur[j] & l[i].masks[k];
+			if (nnext > SLOW_MAX / 2)
+				nnext = dedup(next, nnext);
+			assert_true(nnext < SLOW_MAX / 2 + 1000);
+		}
+		ncur = dedup(next, nnext);
+		memcpy(cur, next, ncur * 8);
+		for (k = 0; k < l[i].count; k++)
+			if (narrow == 0 || __builtin_popcountll(l[i].masks[k]) < narrow)
+				narrow = __builtin_popcountll(l[i].masks[k]);
+		if (narrow > b)
+			b = narrow;
+	}
+	for (j = 0; j < ncur; j++) {
+		uint64_t m = cur[j];
+		int cm, cb, km, kb;
+
+		if (m == 0)
+			continue;
+		if (!found) {
+			best = m;
+			found = true;
+			continue;
+		}
+		cm = __builtin_popcountll(m);
+		cb = __builtin_popcountll(best);
+		km = cm == b ? 0 : cm < b ? 1 : 2;
+		kb = cb == b ? 0 : cb < b ? 1 : 2;
+		if (km != kb ? km < kb
+		    : cm != cb ? (km == 1 ? cm > cb : cm < cb)
+		    : slow_fitter(n, closest, d, m, best))
+			best = m;
+	}
+	if (found)
+		h.mask = best;
+out:
+	free(cur);
+	free(next);
+	return h;
+}
+
+static void merge_families_against_slow_reference(void **state)
+{
+	static const int sizes[] = { 4, 8, 12, 16, 32, 64 };
+	static int64_t d[64 * 64];
+	static int64_t w[8][3][64];
+	long cases = 0, nonpreferred = 0, preferred = 0;
+
+	(void)state;
+	while (cases < 3000) {
+		int n = sizes[rnd_below(6)], i, j, dim;
+		size_t nl = (size_t)(1 + rnd_below(4)), li;
+		bool closest = rnd_below(2) == 0, fa;
+		enum tm_policy policy = rnd_below(2) ? TM_POLICY_BEST_EFFORT : TM_POLICY_RESTRICTED;
+		struct hint_list fl[8];
+		struct hint_mask extra[8][4];
+		struct slow_list sl[8];
+		struct merge_params p = { n, policy, closest, d, 0, NULL, false };
+		struct merge_stats st = { 0, false };
+		struct arena a;
+		struct topo_hint r, f;
+
+		for (i = 0; i < n; i++)
+			for (j = 0; j < n; j++)
+				d[i * n + j] = i == j ? 10 : 11 + rnd_below(20);
+		p.stats = &st;
+		for (li = 0; li < nl; li++) {
+			struct hint_list *l = &fl[li];
+			int ubits = 1 + rnd_below(n < 10 ? n : 10), cnt = 0;
+			uint64_t sub;
+
+			memset(l, 0, sizeof *l);
+			l->resource = "r";
+			l->rule = true;
+			l->extra = extra[li];
+			l->has_fam = rnd_below(6) != 0;
+			l->nil_nonpref = rnd_below(10) == 0;
+			l->nil_pref = !l->nil_nonpref && rnd_below(12) == 0;
+			while (bitmask_count(l->fam.universe) < ubits)
+				l->fam.universe |= (uint64_t)1 << rnd_below(n);
+			if (rnd_below(4) == 0)
+				l->fam.required = (uint64_t)1 << bitmask_lowest(l->fam.universe);
+			l->fam.min_size = 1 + rnd_below(2);
+			l->fam.ndims = 1 + rnd_below(3);
+			for (dim = 0; dim < l->fam.ndims; dim++) {
+				int64_t total = 0;
+
+				for (i = 0; i < n; i++) {
+					w[li][dim][i] = rnd_below(6);
+					if (l->fam.universe >> i & 1)
+						total += w[li][dim][i];
+				}
+				l->fam.w[dim] = w[li][dim];
+				l->fam.need[dim] = total ? rnd_below((int)total + 2) : 0;
+			}
+			l->pref_size = 1 + rnd_below(3);
+			l->nextra = (size_t)rnd_below(4);
+			for (j = 0; j < (int)l->nextra; j++) {
+				uint64_t m = 0;
+
+				while (m == 0)
+					m = rnd() & bitmask_full(n) & (rnd_below(2) ? rnd() | rnd() : rnd() & rnd() & rnd());
+				extra[li][j] = (struct hint_mask){ m, rnd_below(2) == 0 };
+			}
+			/* Materialize for the slow reference: every subset of the
+			 * universe, checked with plain loops. */
+			sl[li].nil_pref = l->nil_pref;
+			sl[li].nil_nonpref = l->nil_nonpref;
+			sl[li].masks = malloc((1024 + 4) * 8);
+			sl[li].pref = malloc(1024 + 4);
+			sl[li].count = 0;
+			for (j = 0; j < (int)l->nextra; j++) {
+				sl[li].masks[sl[li].count] = extra[li][j].mask;
+				sl[li].pref[sl[li].count++] = extra[li][j].preferred;
+			}
+			sub = 0;
+			do {
+				bool ok = l->has_fam && (l->fam.required & ~sub) == 0 &&
+					  __builtin_popcountll(sub) >= l->fam.min_size;
+
+				for (dim = 0; dim < l->fam.ndims && ok; dim++) {
+					int64_t sum = 0;
+
+					for (i = 0; i < n; i++)
+						if (sub >> i & 1)
+							sum += w[li][dim][i];
+					ok = sum >= l->fam.need[dim];
+				}
+				if (ok) {
+					sl[li].masks[sl[li].count] = sub;
+					sl[li].pref[sl[li].count++] =
+						__builtin_popcountll(sub) == l->pref_size;
+				}
+				cnt++;
+				sub = (sub - l->fam.universe) & l->fam.universe;
+			} while (sub != 0);
+		}
+		arena_init(&a);
+		f = policy_merge(&p, fl, nl, &a, &fa);
+		arena_cleanup(&a);
+		r = slow_merge(n, closest, d, sl, nl);
+		for (li = 0; li < nl; li++) {
+			free(sl[li].masks);
+			free(sl[li].pref);
+		}
+		assert_false(st.exhausted);
+		if (r.mask != f.mask || r.preferred != f.preferred ||
+		    fa != (policy == TM_POLICY_BEST_EFFORT || r.preferred))
+			fail_msg("case %ld: n=%d %s closest=%d lists=%zu: slow %llx/%d search %llx/%d",
+				 cases, n, tm_policy_name(policy), closest, nl,
+				 (unsigned long long)r.mask, r.preferred, (unsigned long long)f.mask,
+				 f.preferred);
+		if (r.preferred)
+			preferred++;
+		else
+			nonpreferred++;
+		cases++;
+	}
+	assert_true(preferred > 300);
+	assert_true(nonpreferred > 300);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +636,8 @@ int main(void)
 		cmocka_unit_test(merge_single_numa_stores_nil_for_all_nodes),
 		cmocka_unit_test(merge_prefer_closest_in_both_branches),
 		cmocka_unit_test(merge_random_equivalence),
+		cmocka_unit_test(merge_rule_random_equivalence_large),
+		cmocka_unit_test(merge_families_against_slow_reference),
 	};
 
 	return cmocka_run_group_tests_name("merge", tests, NULL, NULL);
