@@ -26,6 +26,7 @@ struct record_node {
 };
 
 struct decision_record {
+	bool event;                   /* decision_log_event: verb is the type */
 	char *verb;
 	char *pod_json;
 	struct settings *settings;    /* referenced */
@@ -114,6 +115,26 @@ struct decision_record *decision_record_new(const char *verb, const char *pod_js
 	snprintf(r->time + strlen(r->time), sizeof r->time - strlen(r->time), ".%03ldZ",
 		 ts.tv_nsec / 1000000);
 	return r;
+}
+
+void decision_log_event(struct decision_log *log, const char *type, const char *fields_json)
+{
+	struct decision_record *r;
+	struct timespec ts;
+	struct tm tm;
+
+	if (log == NULL || fields_json[0] != '{' || fields_json[1] == '}')
+		return;
+	r = xcalloc(1, sizeof *r);
+	r->event = true;
+	r->verb = xstrdup(type);
+	r->pod_json = xstrdup(fields_json);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(r->time, sizeof r->time, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(r->time + strlen(r->time), sizeof r->time - strlen(r->time), ".%03ldZ",
+		 ts.tv_nsec / 1000000);
+	decision_log_submit(log, r);
 }
 
 void decision_record_node(struct decision_record *r, const char *name, const struct store_node *sn,
@@ -270,6 +291,16 @@ static void write_record(struct decision_log *l, struct decision_record *r)
 		rotate(l);
 	textbuf_init(&b, LINE_MAX_BYTES);
 	textbuf_init(&key, LINE_MAX_BYTES);
+	if (r->event) {
+		textbuf_adds(&b, "{\"type\":");
+		textbuf_json_cstr(&b, r->verb);
+		textbuf_printf(&b, ",\"seq\":%llu,\"time\":", (unsigned long long)++l->seq);
+		textbuf_json_cstr(&b, r->time);
+		textbuf_addc(&b, ',');
+		textbuf_adds(&b, r->pod_json + 1);
+		emit_built(l, &b, r->verb);
+		goto done;
+	}
 	if (r->failed) {
 		log_warn("decision log record too large: dropped", "part=node limit_bytes=%zu",
 			 LINE_MAX_BYTES);

@@ -6,6 +6,7 @@
  *   {"type":"inventory","node":N,"version":V,"object":{NRT}}
  *   {"type":"decision","seq":S,"time":T,"verb":"filter"|"prioritize","pod":{Pod},
  *    "config":D,"nodes":[{"node","version","verdict","reason","numaNodes","score","parts"}]}
+ * and records of other kinds (decision_log_event) with a type, seq and time.
  * Each config and inventory version is written once per file, before the
  * first decision that uses it, so every file alone is enough to replay.
  * Files rotate by size: path -> path.1 -> ... -> path.<maxFiles>. */
@@ -38,6 +39,13 @@ void decision_record_node(struct decision_record *r, const char *name, const str
 			  const char *parts_json);
 /* Hands the record to the writer (or drops it when the queue is full). */
 void decision_log_submit(struct decision_log *log, struct decision_record *r);
+
+/* A record that is no decision: {"type":type,"seq":S,"time":T,...} with the
+ * members of fields_json (a JSON object's text, at least one member) after
+ * the time. The preempt verb writes "preemption" records, the pod watch
+ * "kubeletRejection" records; replay lists the latter. Never blocks; a full
+ * queue drops it as it drops decisions. log NULL: nothing. */
+void decision_log_event(struct decision_log *log, const char *type, const char *fields_json);
 
 /* The digest of a settings value as the log names it ("fnv1a:<16 hex>"). */
 void decision_settings_digest(const struct settings *s, char *buf, size_t size);

@@ -720,6 +720,53 @@ struct inventory_node *inventory_node_take(const struct inventory_node *node,
 	return out;
 }
 
+/* total_available and the emptied copy after available amounts changed. */
+static void resummarize(const struct inventory_node *node, struct inventory_node *out)
+{
+	int r, d;
+
+	for (r = 0; r < out->nresources; r++) {
+		struct inventory_resource *res = &out->resources[r];
+
+		res->total_available = 0;
+		for (d = 0; d < out->numa_count; d++)
+			res->total_available = i64_add_sat(res->total_available, res->available[d]);
+	}
+	if (node->emptied)
+		out->emptied = inventory_node_emptied(out);
+}
+
+struct inventory_node *inventory_node_give(const struct inventory_node *node,
+					   const struct inventory_usage *usage, size_t n)
+{
+	struct inventory_node *out = node_copy(node);
+	size_t u;
+	int r, d;
+
+	for (u = 0; u < n; u++) {
+		const struct inventory_usage *x = &usage[u];
+		struct inventory_resource *res;
+		bitmask_t where;
+
+		r = x->resource ? inventory_find(out, x->resource) : -1;
+		if (r < 0 || x->amount <= 0)
+			continue;
+		res = &out->resources[r];
+		where = usage_mask(out, res, x->numa_id);
+		for (d = 0; d < out->numa_count; d++) {
+			int64_t room;
+
+			if (!bitmask_is_set(where, d))
+				continue;
+			/* 0 <= available <= allocatable: room >= 0, no overflow. */
+			room = res->allocatable[d] - res->available[d];
+			res->available[d] += x->amount < room ? x->amount : room;
+		}
+	}
+	resummarize(node, out);
+	return out;
+}
+
 void inventory_node_to_nrt(const struct inventory_node *node, struct nrt_object *out)
 {
 	size_t n = (size_t)node->numa_count, i, j;

@@ -147,6 +147,14 @@ struct inventory_usage {
 struct inventory_node *inventory_node_take(const struct inventory_node *node,
 					   const struct inventory_usage *usage, size_t n);
 
+/* The inverse of inventory_node_take: a new snapshot with every usage given
+ * back to its available amounts, each clamped at allocatable (what evicting
+ * pods frees, for preemption). Usages of resources or NUMA ids the node does
+ * not have, and amounts <= 0, give nothing; numa_id -1 gives to every zone
+ * listing the resource. Summaries as inventory_node_take makes them. */
+struct inventory_node *inventory_node_give(const struct inventory_node *node,
+					   const struct inventory_usage *usage, size_t n);
+
 /* The inverse of inventory_node_new: an NRT object (v1alpha2) that builds an
  * equal snapshot: the published configuration, the NUMA zones under their
  * names with their nonzero distances, and each zone's listed resources with

@@ -1265,3 +1265,205 @@ char *wire_encode_binding_result(const char *error, size_t *len)
 	textbuf_addc(&b, '}');
 	return tb_finish(&b, "{\"Error\":\"reply too large\"}", len);
 }
+
+/* ---- Preemption -------------------------------------------------------- */
+
+/* The member of obj whose key folds to name (Go's matching; the last such
+ * key in the object wins, as Go assigns each in turn), or NULL. */
+static struct json_object *member(struct json_object *obj, const char *name)
+{
+	struct json_object *found = NULL;
+
+	json_object_object_foreach(obj, key, val) {
+		if (fold_equal(key, strlen(key), name))
+			found = val;
+	}
+	return found;
+}
+
+static bool is_null(struct json_object *jo)
+{
+	return jo == NULL || json_object_is_type(jo, json_type_null);
+}
+
+static int victims_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct wire_victims *)a)->node, ((const struct wire_victims *)b)->node);
+}
+
+/* One victim: {"UID":U} (meta) or a Pod whose metadata.uid is U. */
+static enum err victim_uid(struct json_object *v, bool meta, const char *map, const char *node,
+			   size_t i, char **out, struct errmsg *msg)
+{
+	struct json_object *uid = NULL, *md = NULL;
+
+	if (!json_object_is_type(v, json_type_object)) {
+		errmsg_set(msg, "%s[\"%s\"].Pods[%zu]: expected an object, got %s", map, node, i,
+			   kind_name(v));
+		return ERR_INVALID;
+	}
+	if (meta)
+		uid = member(v, "UID");
+	else if (json_object_object_get_ex(v, "metadata", &md) && json_object_is_type(md, json_type_object))
+		json_object_object_get_ex(md, "uid", &uid);
+	if (uid == NULL || !json_object_is_type(uid, json_type_string) ||
+	    json_object_get_string_len(uid) == 0) {
+		errmsg_set(msg, "%s[\"%s\"].Pods[%zu]%s: expected a non-empty string", map, node, i,
+			   meta ? ".UID" : ".metadata.uid");
+		return ERR_INVALID;
+	}
+	*out = xstrdup(json_object_get_string(uid));
+	return ERR_OK;
+}
+
+static enum err decode_victims(struct json_object *m, bool meta, struct wire_preemption *out,
+			       struct errmsg *msg)
+{
+	const char *map = meta ? "NodeNameToMetaVictims" : "NodeNameToVictims";
+	size_t n = 0;
+
+	if (!json_object_is_type(m, json_type_object)) {
+		errmsg_set(msg, "%s: expected an object, got %s", map, kind_name(m));
+		return ERR_INVALID;
+	}
+	out->nodes = xcalloc((size_t)json_object_object_length(m) + 1, sizeof *out->nodes);
+	json_object_object_foreach(m, node, v) {
+		struct wire_victims *w = &out->nodes[n];
+		struct json_object *pods, *pdb;
+		size_t i;
+
+		if (node[0] == '\0') {
+			errmsg_set(msg, "%s: a node name is empty", map);
+			return ERR_INVALID;
+		}
+		w->node = xstrdup(node);
+		out->nnodes = ++n;
+		if (is_null(v))
+			continue; /* a nil *Victims: no victims */
+		if (!json_object_is_type(v, json_type_object)) {
+			errmsg_set(msg, "%s[\"%s\"]: expected an object, got %s", map, node, kind_name(v));
+			return ERR_INVALID;
+		}
+		pdb = member(v, "NumPDBViolations");
+		if (!is_null(pdb)) {
+			if (!json_object_is_type(pdb, json_type_int)) {
+				errmsg_set(msg, "%s[\"%s\"].NumPDBViolations: expected an integer, got %s",
+					   map, node, kind_name(pdb));
+				return ERR_INVALID;
+			}
+			w->num_pdb_violations = json_object_get_int64(pdb);
+		}
+		pods = member(v, "Pods");
+		if (is_null(pods))
+			continue;
+		if (!json_object_is_type(pods, json_type_array)) {
+			errmsg_set(msg, "%s[\"%s\"].Pods: expected an array, got %s", map, node,
+				   kind_name(pods));
+			return ERR_INVALID;
+		}
+		w->uids = xcalloc(json_object_array_length(pods) + 1, sizeof *w->uids);
+		for (i = 0; i < json_object_array_length(pods); i++) {
+			enum err rc = victim_uid(json_object_array_get_idx(pods, i), meta, map, node, i,
+						 &w->uids[w->nuids], msg);
+
+			if (rc != ERR_OK)
+				return rc;
+			w->nuids++;
+		}
+	}
+	qsort(out->nodes, out->nnodes, sizeof *out->nodes, victims_cmp);
+	return ERR_OK;
+}
+
+enum err wire_decode_preemption(const char *body, size_t len, struct wire_preemption *out,
+				struct errmsg *msg)
+{
+	struct json_object *root = NULL, *pod, *mv, *v, *spec = NULL, *prio = NULL;
+	enum err rc;
+
+	memset(out, 0, sizeof *out);
+	if (len > INT_MAX) {
+		errmsg_set(msg, "request body larger than %d bytes", INT_MAX);
+		return ERR_TOO_LARGE;
+	}
+	rc = parse(body, len, &root, msg);
+	if (rc != ERR_OK)
+		return rc;
+	rc = ERR_INVALID;
+	if (!json_object_is_type(root, json_type_object)) {
+		errmsg_set(msg, "ExtenderPreemptionArgs: expected an object, got %s", kind_name(root));
+		goto out;
+	}
+	pod = member(root, "Pod");
+	if (is_null(pod) || !json_object_is_type(pod, json_type_object)) {
+		errmsg_set(msg, "Pod: expected an object, got %s", pod ? kind_name(pod) : "nothing");
+		goto out;
+	}
+	rc = decode_pod(pod, &out->pod, msg);
+	if (rc != ERR_OK)
+		goto out;
+	if (json_object_object_get_ex(pod, "spec", &spec) &&
+	    json_object_object_get_ex(spec, "priority", &prio) && json_object_is_type(prio, json_type_int))
+		out->priority = json_object_get_int64(prio);
+	mv = member(root, "NodeNameToMetaVictims");
+	v = member(root, "NodeNameToVictims");
+	if (!is_null(mv)) {
+		out->meta = true;
+		rc = decode_victims(mv, true, out, msg);
+	} else if (!is_null(v)) {
+		rc = decode_victims(v, false, out, msg);
+	} else {
+		rc = ERR_OK; /* no candidate: nothing to keep */
+	}
+out:
+	json_object_put(root);
+	if (rc != ERR_OK)
+		wire_preemption_cleanup(out);
+	return rc;
+}
+
+void wire_preemption_cleanup(struct wire_preemption *p)
+{
+	size_t i, k;
+
+	pod_spec_cleanup(&p->pod);
+	for (i = 0; i < p->nnodes; i++) {
+		for (k = 0; k < p->nodes[i].nuids; k++)
+			free(p->nodes[i].uids[k]);
+		free(p->nodes[i].uids);
+		free(p->nodes[i].node);
+	}
+	free(p->nodes);
+	memset(p, 0, sizeof *p);
+}
+
+char *wire_encode_preemption(const struct wire_victims *nodes, size_t n, size_t *len)
+{
+	const struct wire_victims **sorted = xcalloc(n + 1, sizeof *sorted);
+	struct textbuf b;
+	size_t i, k, j;
+
+	/* Go writes map keys sorted; the caller's order may be any. */
+	for (i = 0; i < n; i++) {
+		for (j = i; j > 0 && strcmp(sorted[j - 1]->node, nodes[i].node) > 0; j--)
+			sorted[j] = sorted[j - 1];
+		sorted[j] = &nodes[i];
+	}
+	textbuf_init(&b, REPLY_MAX);
+	TB_LIT(&b, "{\"NodeNameToMetaVictims\":{");
+	for (i = 0; i < n; i++) {
+		if (i)
+			textbuf_addc(&b, ',');
+		textbuf_json_cstr(&b, sorted[i]->node);
+		TB_LIT(&b, ":{\"Pods\":[");
+		for (k = 0; k < sorted[i]->nuids; k++) {
+			textbuf_adds(&b, k ? ",{\"UID\":" : "{\"UID\":");
+			textbuf_json_cstr(&b, sorted[i]->uids[k]);
+			textbuf_addc(&b, '}');
+		}
+		textbuf_printf(&b, "],\"NumPDBViolations\":%lld}", (long long)sorted[i]->num_pdb_violations);
+	}
+	TB_LIT(&b, "}}");
+	free(sorted);
+	return tb_finish(&b, "{\"NodeNameToMetaVictims\":{}}", len);
+}

@@ -143,4 +143,44 @@ void wire_binding_cleanup(struct wire_binding *b);
 /* ExtenderBindingResult: {"Error":"<error>"}; error NULL reads as "". */
 char *wire_encode_binding_result(const char *error, size_t *len);
 
+/* ExtenderPreemptionArgs (preempt verb): the preemptor Pod and, per
+ * candidate node, the victims kube-scheduler's dry run chose, either as full
+ * pods (NodeNameToVictims: {"Pods":[Pod...],"NumPDBViolations":N}, sent to
+ * extenders without nodeCacheCapable) or as UIDs (NodeNameToMetaVictims:
+ * {"Pods":[{"UID":U}...],"NumPDBViolations":N}). Every key, at every level
+ * of these extender types, matches as Go's encoding/json matches it
+ * (exactly, else case-insensitively: "nodeNameToMetaVictims", "pods",
+ * "uid"); keys inside the Pods are the API's. When both maps are non-null
+ * the meta one is read. Nodes come out sorted by name, victims in request
+ * order; a victim pod is known by metadata.uid. Pod.spec.priority is read
+ * as priority (0 when absent).
+ *
+ * ERR_PARSE (JSON, as wire_decode_args), ERR_INVALID with the field path
+ * (`NodeNameToMetaVictims["n1"].Pods[0].UID: expected a string`, a Pod the
+ * pod decoder rejects, a node name that is empty), ERR_TOO_LARGE. out is
+ * left zeroed on error. */
+struct wire_victims {
+	char *node;
+	char **uids;            /* victims' UIDs, nuids of them */
+	size_t nuids;
+	int64_t num_pdb_violations;
+};
+
+struct wire_preemption {
+	struct pod_spec pod;
+	int64_t priority;
+	bool meta;              /* the request used NodeNameToMetaVictims */
+	struct wire_victims *nodes;
+	size_t nnodes;
+};
+
+enum err wire_decode_preemption(const char *body, size_t len, struct wire_preemption *out,
+				struct errmsg *msg);
+void wire_preemption_cleanup(struct wire_preemption *p);
+
+/* ExtenderPreemptionResult: {"NodeNameToMetaVictims":{node:{"Pods":[{"UID":
+ * U}...],"NumPDBViolations":N},...}} with the nodes in name order (Go sorts
+ * map keys); {} when none is kept. */
+char *wire_encode_preemption(const struct wire_victims *nodes, size_t n, size_t *len);
+
 #endif

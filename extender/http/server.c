@@ -40,6 +40,7 @@ enum route {
 	ROUTE_READYZ,
 	ROUTE_METRICS,
 	ROUTE_BIND,
+	ROUTE_PREEMPT,
 	ROUTE_LEDGER,
 	ROUTE_NONE,
 };
@@ -68,7 +69,7 @@ struct conn_state {
 struct server {
 	struct listener main, metrics;
 	const struct handler_ctx *ctx;
-	char *filter_path, *prioritize_path, *bind_path;
+	char *filter_path, *prioritize_path, *bind_path, *preempt_path;
 	int64_t max_body;
 	int64_t max_buffered;
 	int64_t request_timeout_ms, idle_timeout_ms;
@@ -125,7 +126,7 @@ static double elapsed(const struct timespec *start)
 /* The scheduler's verbs: POST with a JSON body. */
 static bool is_verb(enum route r)
 {
-	return r == ROUTE_FILTER || r == ROUTE_PRIORITIZE || r == ROUTE_BIND;
+	return r == ROUTE_FILTER || r == ROUTE_PRIORITIZE || r == ROUTE_BIND || r == ROUTE_PREEMPT;
 }
 
 static enum metrics_verb verb_of(enum route r)
@@ -178,6 +179,8 @@ static enum route route_of(const struct server *s, const struct listener *l, con
 		return ROUTE_PRIORITIZE;
 	if (l->main && s->ctx->binder && strcmp(url, s->bind_path) == 0)
 		return ROUTE_BIND;
+	if (l->main && strcmp(url, s->preempt_path) == 0)
+		return ROUTE_PREEMPT;
 	if (l->health && s->ctx->ledger && strcmp(url, "/ledger") == 0)
 		return ROUTE_LEDGER;
 	if (l->health && s->ctx->ledger && strncmp(url, "/ledger/", 8) == 0 && url[8] != '\0') {
@@ -594,6 +597,8 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
 		handle_filter(s->ctx, req->body, req->len, &r);
 	else if (req->route == ROUTE_BIND)
 		handle_bind(s->ctx, req->body, req->len, &r);
+	else if (req->route == ROUTE_PREEMPT)
+		handle_preempt(s->ctx, req->body, req->len, &r);
 	else
 		handle_prioritize(s->ctx, req->body, req->len, &r);
 	return send_reply(s, c, req, &r);
@@ -781,6 +786,8 @@ enum err server_start(const struct config *cfg, const struct handler_ctx *ctx,
 	sprintf(s->prioritize_path, "%s/prioritize", prefix);
 	s->bind_path = xmalloc(strlen(prefix) + 16);
 	sprintf(s->bind_path, "%s/bind", prefix);
+	s->preempt_path = xmalloc(strlen(prefix) + 16);
+	sprintf(s->preempt_path, "%s/preempt", prefix);
 	atomic_init(&s->draining, false);
 	atomic_init(&s->inflight, 0);
 	atomic_init(&s->buffered, 0);
@@ -895,5 +902,6 @@ void server_drain_and_stop(struct server *s, int64_t deadline_ms)
 	free(s->filter_path);
 	free(s->prioritize_path);
 	free(s->bind_path);
+	free(s->preempt_path);
 	free(s);
 }

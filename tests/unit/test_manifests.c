@@ -399,6 +399,10 @@ static bool check_scheduler_config(const struct doc *c, const char *origin, stru
 			return dq_fail(msg, "%s: ignorable must be set to false (fail closed)", where);
 		if (!dq_str(e, "filterVerb") || !dq_str(e, "prioritizeVerb"))
 			return dq_fail(msg, "%s: filterVerb and prioritizeVerb are both needed", where);
+		/* NUMA-aware preemption: without it the scheduler evicts pods
+		 * whose freed CPUs or devices sit on the wrong NUMA node. */
+		if (!dq_same_str(dq_str(e, "preemptVerb"), "preempt"))
+			return dq_fail(msg, "%s: preemptVerb: preempt is needed (NUMA-aware preemption)", where);
 		if (timeout == NULL)
 			return dq_fail(msg, "%s: set httpTimeout (the default is 5 s per filter call)", where);
 		for (const char *const *m = managed_resources; *m; m++) {
@@ -449,6 +453,7 @@ static const char good_scheduler_config[] =
 	"- urlPrefix: http://127.0.0.1:8888/numa\n"
 	"  filterVerb: filter\n"
 	"  prioritizeVerb: prioritize\n"
+	"  preemptVerb: preempt\n"
 	"  weight: 5\n"
 	"  nodeCacheCapable: true\n"
 	"  ignorable: false\n"
@@ -504,7 +509,8 @@ static void manifests_scheduler_check_rejects_bad_configs(void **state)
 	expect_variant_fails("enableHttps: true", NULL, "unknown field \"enableHttps\"");
 	expect_variant_fails("tlsConfig: {caFile: a, cafile: b}", NULL, "unknown field \"cafile\"");
 	expect_variant_fails("tlsConfig: {insecure: \"true\"}", NULL, "tlsConfig.insecure: expected a boolean");
-	expect_variant_fails("preemptVerb: preempt", "  weight: 5\n", "weight must be > 0");
+	expect_variant_fails("bindVerb: bind", "  weight: 5\n", "weight must be > 0");
+	expect_variant_fails("bindVerb: bind", "  preemptVerb: preempt\n", "preemptVerb: preempt is needed");
 	expect_variant_fails("bindVerb: bind", "  nodeCacheCapable: true\n", "nodeCacheCapable must be true");
 	expect_variant_fails("ignorable: true", "  ignorable: false\n", "ignorable must be set to false");
 	expect_variant_fails("bindVerb: bind", "  ignorable: false\n", "ignorable must be set to false");
