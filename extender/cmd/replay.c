@@ -39,6 +39,10 @@ struct replay {
 	bool json;
 	size_t calls, identical, changed;
 	struct json_object *report;  /* array of changed calls (json output) */
+	/* kubeletRejection records: pods the kubelet turned away, with what we
+	 * had decided for them there. */
+	struct json_object *rejections;
+	size_t contradicted;         /* of those, decided "pass" */
 };
 
 static const char *str(struct json_object *o, const char *key)
@@ -274,6 +278,15 @@ static int record(struct replay *r, const char *line, size_t len, size_t lineno)
 		nrt_object_cleanup(&nrt);
 	} else if (strcmp(type, "decision") == 0) {
 		rc = decision(r, o, lineno);
+	} else if (strcmp(type, "kubeletRejection") == 0) {
+		if (!str(o, "pod") || !str(o, "node") || !str(o, "reason") || !str(o, "decided")) {
+			rc = damaged(lineno, "kubeletRejection record without pod, node, reason or decided");
+		} else {
+			r->contradicted += strcmp(str(o, "decided"), "pass") == 0;
+			json_object_array_add(r->rejections, json_object_get(o));
+		}
+	} else if (strcmp(type, "preemption") == 0) {
+		/* Preemption answers are logged for people; nothing to re-judge. */
 	} else {
 		rc = damaged(lineno, "unknown record type");
 	}
@@ -308,6 +321,27 @@ static void print_text(struct replay *r)
 	}
 }
 
+/* The decisions the kubelet contradicted (we passed, it rejected), then the
+ * other rejections it reported. */
+static void print_rejections(struct replay *r)
+{
+	size_t i, n = json_object_array_length(r->rejections);
+
+	if (n == 0)
+		return;
+	printf("%zu kubelet rejections, %zu of pods we passed:\n", n, r->contradicted);
+	for (i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(r->rejections, i), *seq = NULL;
+		const char *version = str(e, "version");
+
+		json_object_object_get_ex(e, "seq", &seq);
+		printf("#%lld kubelet %s %s on %s: we decided %s%s%s%s\n",
+		       (long long)json_object_get_int64(seq), str(e, "reason"), str(e, "pod"), str(e, "node"),
+		       str(e, "decided"), version && version[0] ? " (inventory " : "",
+		       version && version[0] ? version : "", version && version[0] ? ")" : "");
+	}
+}
+
 static void replay_cleanup(struct replay *r)
 {
 	size_t i;
@@ -325,6 +359,7 @@ static void replay_cleanup(struct replay *r)
 	free(r->inventories);
 	settings_unref(r->override);
 	json_object_put(r->report);
+	json_object_put(r->rejections);
 }
 
 int replay_main(int argc, char **argv)
@@ -375,6 +410,7 @@ int replay_main(int argc, char **argv)
 		return 2;
 	}
 	r.report = json_object_new_array();
+	r.rejections = json_object_new_array();
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		lineno++;
 		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
@@ -394,11 +430,13 @@ int replay_main(int argc, char **argv)
 			json_object_object_add(out, "calls", json_object_new_int64((int64_t)r.calls));
 			json_object_object_add(out, "identical", json_object_new_int64((int64_t)r.identical));
 			json_object_object_add(out, "changed", json_object_get(r.report));
+			json_object_object_add(out, "kubeletRejections", json_object_get(r.rejections));
 			printf("%s\n", json_object_to_json_string_ext(out, JSON_C_TO_STRING_PRETTY |
 										   JSON_C_TO_STRING_NOSLASHESCAPE));
 			json_object_put(out);
 		} else {
 			print_text(&r);
+			print_rejections(&r);
 		}
 		rc = r.changed ? 1 : 0;
 	}

@@ -244,6 +244,9 @@ int serve_main(int argc, char **argv)
 			status = 2;
 			goto out;
 		}
+		/* The kubelet's rejections go to the decision log too (a
+		 * list never holds one: Failed pods are not selected). */
+		source_pods_set_decision_log(pods, decisions);
 		if (ledger)
 			log_info("assumed-pod ledger on", "mode=%s assumeTTL_ms=%lld maxAssumeAge_ms=%lld bind=%s",
 				 ledger_mode_name(cfg.ledger_mode == CONFIG_LEDGER_PESSIMISTIC ? LEDGER_PESSIMISTIC

@@ -38,6 +38,24 @@ static _Atomic uint64_t config_reloads_ok, config_reloads_err;
 static _Atomic uint64_t binds_ok, binds_err;
 static struct ledger *_Atomic metrics_ledger;
 static _Atomic uint64_t decision_log_dropped;
+static const char *const kubelet_reasons[] = { "TopologyAffinityError", "UnexpectedAdmissionError",
+					       "SMTAlignmentError" };
+#define NKUBELET_REASONS (sizeof kubelet_reasons / sizeof kubelet_reasons[0])
+static const char *const decided_names[] = { "pass", "reject", "unknown" };
+#define NDECIDED (sizeof decided_names / sizeof decided_names[0])
+static _Atomic uint64_t kubelet_rejections[NKUBELET_REASONS][NDECIDED];
+
+void metrics_kubelet_rejection(const char *reason, const char *decided)
+{
+	size_t r, d;
+
+	for (r = 0; r < NKUBELET_REASONS && strcmp(kubelet_reasons[r], reason) != 0; r++)
+		;
+	for (d = 0; d < NDECIDED && strcmp(decided_names[d], decided) != 0; d++)
+		;
+	if (r < NKUBELET_REASONS && d < NDECIDED)
+		atomic_fetch_add(&kubelet_rejections[r][d], 1);
+}
 
 void metrics_decision_log_dropped(void)
 {
@@ -356,6 +374,17 @@ char *metrics_render(size_t *len)
 			    (double)st.oldest_assumed_ms / 1000.0, (unsigned long long)st.flushed_fingerprint,
 			    (unsigned long long)st.flushed_ttl, (unsigned long long)st.flushed_expired,
 			    (unsigned long long)st.fingerprint_mismatches);
+			put(&b, "# HELP numa_extender_kubelet_predictions_checked Pods we decided whose kubelet verdict (admitted and running, or rejected) the pod watch has seen.\n"
+				"# TYPE numa_extender_kubelet_predictions_checked gauge\n"
+				"numa_extender_kubelet_predictions_checked %llu\n",
+			    (unsigned long long)st.predictions_checked);
+			put(&b, "# HELP numa_extender_kubelet_rejections_total Pods the kubelet's admission turned away, by reason and by what we had decided for them on that node.\n"
+				"# TYPE numa_extender_kubelet_rejections_total counter\n");
+			for (size_t r = 0; r < NKUBELET_REASONS; r++)
+				for (size_t d = 0; d < NDECIDED; d++)
+					put(&b, "numa_extender_kubelet_rejections_total{reason=\"%s\",decided=\"%s\"} %llu\n",
+					    kubelet_reasons[r], decided_names[d],
+					    (unsigned long long)atomic_load(&kubelet_rejections[r][d]));
 		}
 	}
 	return textbuf_take(&b, len);

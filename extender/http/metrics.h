@@ -19,6 +19,11 @@ void metrics_nodes(enum metrics_verb verb, enum decision_outcome outcome, uint64
 /* A rejection by kubelet reason name ("TopologyAffinityError", ...). */
 void metrics_rejection(const char *reason);
 
+/* The kubelet turned a pod away: reason (TopologyAffinityError,
+ * UnexpectedAdmissionError, SMTAlignmentError) and what we had decided for
+ * it on that node ("pass", "reject", "unknown"). */
+void metrics_kubelet_rejection(const char *reason, const char *decided);
+
 /* Decision-log records dropped because the queue was full. */
 void metrics_decision_log_dropped(void);
 

@@ -79,6 +79,11 @@ struct memo {
 	char *text;
 };
 
+struct gone {
+	struct ledger_pod_view v;    /* uid NULL: free slot */
+	bool checked, rejected;
+};
+
 struct lnode {
 	char *name;
 	struct lpod **pods;
@@ -105,6 +110,11 @@ struct ledger {
 	uint64_t builds;             /* effective snapshots made: version suffixes */
 	struct memo *memos;          /* LEDGER_MEMO_PODS, a ring */
 	size_t memo_next;
+	/* Pods gone from the API that we had decided, so the kubelet's
+	 * rejection (seen by another watch, maybe after the pod watch's
+	 * DELETED) still finds our verdict: a ring of LEDGER_MEMO_PODS. */
+	struct gone *gone;
+	size_t gone_next;
 	uint64_t checked;            /* predictions the kubelet's verdict checked */
 };
 
@@ -657,9 +667,28 @@ static struct lpod *pod_add(struct ledger *l, const char *uid, struct pod_spec *
 	return p;
 }
 
+static void view_of(const struct lpod *p, struct ledger_pod_view *v);
+
+/* Remembers what we had decided for a pod leaving the API. */
+static void bury(struct ledger *l, const struct lpod *p)
+{
+	struct gone *g;
+
+	if (p->decided == LEDGER_DECIDED_UNKNOWN)
+		return;
+	g = &l->gone[l->gone_next];
+	l->gone_next = (l->gone_next + 1) % LEDGER_MEMO_PODS;
+	ledger_pod_view_cleanup(&g->v);
+	view_of(p, &g->v);
+	g->checked = p->checked;
+	g->rejected = p->rejected;
+}
+
 /* Gone from the API: an assumption stays until a flush settles it. */
 static void depart(struct ledger *l, struct lpod *p)
 {
+	if (p->state != POD_DEPARTED)
+		bury(l, p);
 	if (p->state == POD_ASSUMED)
 		p->state = POD_DEPARTED;
 	else if (p->state == POD_REFLECTED)
@@ -984,17 +1013,66 @@ bool ledger_kubelet_rejected(struct ledger *l, const char *uid, struct ledger_po
 		pthread_mutex_unlock(&l->lock);
 		return false;
 	}
+	if (p == NULL) {
+		/* Gone already (the pod watch's DELETED came first)? */
+		size_t k, i;
+
+		for (k = 0; k < LEDGER_MEMO_PODS; k++) {
+			struct gone *g = &l->gone[(l->gone_next + LEDGER_MEMO_PODS - 1 - k) % LEDGER_MEMO_PODS];
+
+			if (g->v.uid == NULL || strcmp(g->v.uid, uid) != 0)
+				continue;
+			if (g->rejected) {
+				pthread_mutex_unlock(&l->lock);
+				return false;
+			}
+			g->rejected = true;
+			*out = g->v;
+			out->uid = xstrdup(g->v.uid);
+			out->namespace_ = xstrdup(g->v.namespace_);
+			out->name = xstrdup(g->v.name);
+			out->node = xstrdup(g->v.node);
+			out->decided_version = g->v.decided_version ? xstrdup(g->v.decided_version) : NULL;
+			out->placed = xcalloc(g->v.nplaced + 1, sizeof *out->placed);
+			for (i = 0; i < g->v.nplaced; i++) {
+				out->placed[i] = g->v.placed[i];
+				out->placed[i].resource = xstrdup(g->v.placed[i].resource);
+			}
+			if (!g->checked) {
+				g->checked = true;
+				l->checked++;
+			}
+			pthread_mutex_unlock(&l->lock);
+			return true;
+		}
+	}
 	if (p) {
+		size_t k;
+
 		p->rejected = true;
 		view_of(p, out);
 		if (!p->checked && p->decided != LEDGER_DECIDED_UNKNOWN) {
 			p->checked = true;
 			l->checked++;
 		}
+		for (k = 0; k < LEDGER_MEMO_PODS; k++)
+			if (l->gone[k].v.uid && strcmp(l->gone[k].v.uid, uid) == 0)
+				l->gone[k].rejected = l->gone[k].checked = true;
+		/* The kubelet never admitted it: it holds nothing, whatever
+		 * the NRT says next. */
+		if (taken(p)) {
+			mark_dirty(l, p->node);
+			if (p->state == POD_DEPARTED) {
+				pod_remove(l, p);
+			} else {
+				p->state = POD_REFLECTED;
+				usage_free(p);
+			}
+		}
 	} else {
 		out->uid = xstrdup(uid);
 	}
-	pthread_mutex_unlock(&l->lock);
+	unlock_and_refresh(l);
 	return true;
 }
 
@@ -1010,6 +1088,7 @@ struct ledger *ledger_new(struct store *store, const struct ledger_options *o)
 	l->buckets = 1024;
 	l->table = xcalloc(l->buckets, sizeof *l->table);
 	l->memos = xcalloc(LEDGER_MEMO_PODS, sizeof *l->memos);
+	l->gone = xcalloc(LEDGER_MEMO_PODS, sizeof *l->gone);
 	store_set_overlay(store, overlay, l);
 	return l;
 }
@@ -1031,9 +1110,12 @@ void ledger_free(struct ledger *l)
 		free(n->name);
 		free(n);
 	}
-	for (i = 0; i < LEDGER_MEMO_PODS; i++)
+	for (i = 0; i < LEDGER_MEMO_PODS; i++) {
 		memo_clear(&l->memos[i]);
+		ledger_pod_view_cleanup(&l->gone[i].v);
+	}
 	free(l->memos);
+	free(l->gone);
 	free(l->nodes);
 	free(l->table);
 	free(l->dirty);

@@ -151,8 +151,11 @@ void ledger_pod_views_free(struct ledger_pod_view *v, size_t n);
 /* The kubelet turned pod uid away (phase Failed with an admission reason):
  * out gets what the ledger knows of the pod (decided UNKNOWN and only the
  * uid when it knows nothing), and a pod we had decided counts as a
- * prediction checked. Returns false when this pod's rejection was reported
- * already (out is then left zeroed). Call before ledger_pod_deleted. */
+ * prediction checked, and an assumption for it is dropped at once (the
+ * kubelet never admitted it, so it holds nothing). A pod the pod watch
+ * already reported gone is found among the last LEDGER_MEMO_PODS departed
+ * pods we had decided. Returns false when this pod's rejection was reported
+ * already (out is then left zeroed). */
 bool ledger_kubelet_rejected(struct ledger *l, const char *uid, struct ledger_pod_view *out);
 
 struct ledger_stats {

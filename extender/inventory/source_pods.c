@@ -8,8 +8,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "extender/decisionlog.h"
+#include "extender/http/metrics.h"
 #include "extender/kube/reflector.h"
 #include "extender/log.h"
+#include "topology/textbuf.h"
 #include "extender/codec/pod_decode.h"
 #include "extender/inventory/source_kube.h"
 #include "extender/xalloc.h"
@@ -17,7 +20,19 @@
 struct source_pods {
 	struct ledger *ledger;
 	struct kube_reflector *reflector;
+	/* Failed pods: a pod the kubelet turns away leaves the main watch's
+	 * selector, which then sends the pod's *previous* state as DELETED
+	 * (as kube-apiserver's watch cache does); this watch sees it enter
+	 * phase Failed, with status.reason. */
+	struct kube_reflector *failed;
+	struct decision_log *_Atomic decisions;
 };
+
+void source_pods_set_decision_log(struct source_pods *s, struct decision_log *log)
+{
+	if (s)
+		s->decisions = log;
+}
 
 static const char *pods_path(void *arg, int fallback)
 {
@@ -161,16 +176,92 @@ static void list_end(void *arg, bool complete)
 	ledger_list_end(s->ledger, complete);
 }
 
+/* status.reason of a pod the kubelet's admission turned away, or NULL. */
+static const char *admission_rejection(struct json_object *o)
+{
+	static const char *const reasons[] = { "TopologyAffinityError", "UnexpectedAdmissionError",
+					       "SMTAlignmentError" };
+	const char *phase = str_at(o, "status", "phase"), *reason = str_at(o, "status", "reason");
+	size_t i;
+
+	if (phase == NULL || strcmp(phase, "Failed") != 0 || reason == NULL)
+		return NULL;
+	for (i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
+		if (strcmp(reason, reasons[i]) == 0)
+			return reasons[i];
+	return NULL;
+}
+
+static void kubelet_rejected(struct source_pods *s, const struct ledger_pod_info *info,
+			     const char *reason)
+{
+	struct ledger_pod_view v;
+	const char *node = info->node && info->node[0] ? info->node : "";
+	const char *decided;
+	struct decision_log *log;
+	char numa[200] = "";
+	struct textbuf t;
+	size_t at = 0;
+	int b;
+
+	if (!ledger_kubelet_rejected(s->ledger, info->uid, &v))
+		return; /* reported already */
+	if (node[0] == '\0' && v.node)
+		node = v.node;
+	decided = ledger_decided_name(v.decided);
+	for (b = 0; b < 64 && at < sizeof numa - 8; b++)
+		if ((v.numa_ids >> b) & 1)
+			at += (size_t)snprintf(numa + at, sizeof numa - at, "%s%d", at ? "," : "", b);
+	metrics_kubelet_rejection(reason, decided);
+	if (v.decided == LEDGER_DECIDED_PASS)
+		log_warn("the kubelet rejected a pod we passed", "namespace=%s pod=%s node=%s reason=%s decided=pass version=%s predicted_numa=%s",
+			 log_q(info->spec->namespace_), log_q(info->spec->name), log_q(node), reason,
+			 log_q(v.decided_version ? v.decided_version : ""), log_q(numa));
+	else
+		log_info("the kubelet rejected a pod", "namespace=%s pod=%s node=%s reason=%s decided=%s%s",
+			 log_q(info->spec->namespace_), log_q(info->spec->name), log_q(node), reason, decided,
+			 v.decided == LEDGER_DECIDED_UNKNOWN ? " (not through us)" : "");
+	log = s->decisions;
+	if (log) {
+		char podname[600];
+
+		snprintf(podname, sizeof podname, "%s/%s", info->spec->namespace_ ? info->spec->namespace_ : "default",
+			 info->spec->name ? info->spec->name : "");
+		textbuf_init(&t, (size_t)1 << 20);
+		textbuf_adds(&t, "{\"pod\":");
+		textbuf_json_cstr(&t, podname);
+		textbuf_adds(&t, ",\"uid\":");
+		textbuf_json_cstr(&t, info->uid);
+		textbuf_adds(&t, ",\"node\":");
+		textbuf_json_cstr(&t, node);
+		textbuf_adds(&t, ",\"reason\":");
+		textbuf_json_cstr(&t, reason);
+		textbuf_adds(&t, ",\"decided\":");
+		textbuf_json_cstr(&t, decided);
+		textbuf_adds(&t, ",\"version\":");
+		textbuf_json_cstr(&t, v.decided_version ? v.decided_version : "");
+		textbuf_printf(&t, ",\"numaNodes\":[%s]}", numa);
+		if (!textbuf_failed(&t))
+			decision_log_event(log, "kubeletRejection", textbuf_str(&t));
+		textbuf_free(&t);
+	}
+	ledger_pod_view_cleanup(&v);
+}
+
 static void event(void *arg, const char *type, struct json_object *obj)
 {
 	struct source_pods *s = arg;
 	struct ledger_pod_info info;
 	struct pod_spec spec;
+	const char *rejected;
 
 	if (!pod_info_from_json(obj, &info, &spec)) {
 		pod_spec_cleanup(&spec);
 		return;
 	}
+	rejected = admission_rejection(obj);
+	if (rejected)
+		kubelet_rejected(s, &info, rejected);
 	if (strcmp(type, "DELETED") == 0)
 		ledger_pod_deleted(s->ledger, info.uid);
 	else
@@ -197,6 +288,52 @@ static const struct kube_reflector_ops pod_ops = {
 	.contact = NULL,
 };
 
+static void failed_list_begin(void *arg)
+{
+	(void)arg; /* pods that failed before we looked are not news */
+}
+
+static void failed_list_item(void *arg, struct json_object *item)
+{
+	(void)arg;
+	(void)item;
+}
+
+static void failed_list_end(void *arg, bool complete)
+{
+	(void)arg;
+	(void)complete;
+}
+
+static void failed_event(void *arg, const char *type, struct json_object *obj)
+{
+	struct source_pods *s = arg;
+	struct ledger_pod_info info;
+	struct pod_spec spec;
+	const char *rejected;
+
+	if (strcmp(type, "DELETED") != 0 && (rejected = admission_rejection(obj)) != NULL &&
+	    pod_info_from_json(obj, &info, &spec))
+		kubelet_rejected(s, &info, rejected);
+	else
+		memset(&spec, 0, sizeof spec);
+	pod_spec_cleanup(&spec);
+}
+
+static const struct kube_reflector_ops failed_ops = {
+	.kind = "Pod",
+	.resource = "pods",
+	/* status.phase=Failed */
+	.field_selector = "status.phase%3DFailed",
+	.path = pods_path,
+	.list_begin = failed_list_begin,
+	.list_item = failed_list_item,
+	.list_end = failed_list_end,
+	.event = failed_event,
+	.batch_end = batch_end,
+	.contact = NULL,
+};
+
 enum err source_pods_start(struct ledger *ledger, const struct config *cfg,
 			   struct source_pods **out, struct errmsg *msg)
 {
@@ -207,6 +344,12 @@ enum err source_pods_start(struct ledger *ledger, const struct config *cfg,
 	s->ledger = ledger;
 	rc = kube_reflector_start_for(cfg, &pod_ops, s, &s->reflector, msg);
 	if (rc != ERR_OK) {
+		free(s);
+		return rc;
+	}
+	rc = kube_reflector_start_for(cfg, &failed_ops, s, &s->failed, msg);
+	if (rc != ERR_OK) {
+		kube_reflector_stop(s->reflector);
 		free(s);
 		return rc;
 	}
@@ -231,6 +374,7 @@ void source_pods_stop(struct source_pods *s)
 {
 	if (s == NULL)
 		return;
+	kube_reflector_stop(s->failed);
 	kube_reflector_stop(s->reflector);
 	free(s);
 }

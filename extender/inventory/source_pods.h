@@ -15,6 +15,16 @@
 
 struct source_pods;
 
+/* The kubelet's verdicts as feedback: a pod that turns Failed with an
+ * admission reason (TopologyAffinityError, UnexpectedAdmissionError,
+ * SMTAlignmentError; the field selector makes it a DELETED event carrying
+ * the failed pod) is logged with its node, the reason and what we had
+ * decided for it there, counted in numa_extender_kubelet_rejections_total
+ * {reason,decided} and written to the decision log (when set) as a
+ * "kubeletRejection" record, which replay lists. */
+struct decision_log;
+void source_pods_set_decision_log(struct source_pods *s, struct decision_log *log);
+
 enum err source_pods_start(struct ledger *ledger, const struct config *cfg,
 			   struct source_pods **out, struct errmsg *msg);
 void source_pods_stop(struct source_pods *s);
