@@ -30,6 +30,9 @@
 #include "topology/err.h"
 
 /* What the issue asks kube-scheduler to send to the extender. */
+/* The opt-in marker of CPU-only pods when the default scheduler is extended. */
+#define MARKER_RESOURCE "numa-extender.io/aligned"
+
 static const char *const managed_resources[] = {
 	"nvidia.com/gpu", "dsa.intel.com/wq-user-shared", "dsa.intel.com/wq-user-dedicated", NULL,
 };
@@ -312,6 +315,7 @@ static bool check_scheduler_config(const struct doc *c, const char *origin, stru
 	const struct doc *profiles = doc_lookup(c, "profiles"), *exts = doc_lookup(c, "extenders");
 	const char *managed_seen[64];
 	size_t i, j, nseen = 0, binders = 0;
+	bool default_scheduler = false;
 	char where[256];
 
 	if (!check_keys(c, top_keys, origin, msg))
@@ -343,6 +347,8 @@ static bool check_scheduler_config(const struct doc *c, const char *origin, stru
 	}
 	if (dq_count(exts) == 0 || exts->kind != DOC_ARRAY)
 		return dq_fail(msg, "%s: no extenders", origin);
+	for (i = 0; i < dq_count(profiles); i++)
+		default_scheduler |= dq_same_str(dq_str(dq_item(profiles, i), "schedulerName"), "default-scheduler");
 	for (i = 0; i < dq_count(exts); i++) {
 		const struct doc *e = dq_item(exts, i), *mr = doc_lookup(e, "managedResources");
 		const char *timeout = dq_str(e, "httpTimeout");
@@ -405,6 +411,15 @@ static bool check_scheduler_config(const struct doc *c, const char *origin, stru
 			return dq_fail(msg, "%s: preemptVerb: preempt is needed (NUMA-aware preemption)", where);
 		if (timeout == NULL)
 			return dq_fail(msg, "%s: set httpTimeout (the default is 5 s per filter call)", where);
+		/* The second scheduler sends every pod (CPU-only DPDK pods
+		 * need the check too); extending the default scheduler, which
+		 * schedules everything, the extender sees only pods asking a
+		 * managed resource or the opt-in marker. */
+		if (!default_scheduler) {
+			if (mr != NULL)
+				return dq_fail(msg, "%s: the numa-scheduler must send every pod: no managedResources", where);
+			continue;
+		}
 		for (const char *const *m = managed_resources; *m; m++) {
 			for (j = 0; j < dq_count(mr); j++)
 				if (dq_same_str(dq_str(dq_item(mr, j), "name"), *m))
@@ -414,6 +429,14 @@ static bool check_scheduler_config(const struct doc *c, const char *origin, stru
 			if (!dq_is_false(doc_lookup(dq_item(mr, j), "ignoredByScheduler")))
 				return dq_fail(msg, "%s: managedResources %s: ignoredByScheduler must be false", where, *m);
 		}
+		for (j = 0; j < dq_count(mr); j++)
+			if (dq_same_str(dq_str(dq_item(mr, j), "name"), MARKER_RESOURCE))
+				break;
+		if (j == dq_count(mr))
+			return dq_fail(msg, "%s: managedResources lacks the CPU-only marker %s", where, MARKER_RESOURCE);
+		if (!dq_is_true(doc_lookup(dq_item(mr, j), "ignoredByScheduler")))
+			return dq_fail(msg, "%s: the marker %s needs ignoredByScheduler: true (no node advertises it)",
+				       where, MARKER_RESOURCE);
 	}
 	return true;
 }
@@ -458,11 +481,14 @@ static const char good_scheduler_config[] =
 	"  nodeCacheCapable: true\n"
 	"  ignorable: false\n"
 	"  httpTimeout: 2s\n"
-	"  @@\n"
+	"  @@\n";
+
+static const char managed_list[] =
 	"  managedResources:\n"
 	"  - {name: nvidia.com/gpu, ignoredByScheduler: false}\n"
 	"  - {name: dsa.intel.com/wq-user-shared, ignoredByScheduler: false}\n"
-	"  - {name: dsa.intel.com/wq-user-dedicated, ignoredByScheduler: false}\n";
+	"  - {name: dsa.intel.com/wq-user-dedicated, ignoredByScheduler: false}\n"
+	"  - {name: numa-extender.io/aligned, ignoredByScheduler: true}\n";
 
 /* good_scheduler_config with "@@" replaced, then checked. */
 static bool check_variant(const char *replacement, const char *drop, struct errmsg *msg)
@@ -515,10 +541,60 @@ static void manifests_scheduler_check_rejects_bad_configs(void **state)
 	expect_variant_fails("ignorable: true", "  ignorable: false\n", "ignorable must be set to false");
 	expect_variant_fails("bindVerb: bind", "  ignorable: false\n", "ignorable must be set to false");
 	expect_variant_fails("httpTimeout: 2", "  httpTimeout: 2s\n", "httpTimeout: expected a duration");
-	expect_variant_fails("bindVerb: bind",
-			     "  - {name: dsa.intel.com/wq-user-dedicated, ignoredByScheduler: false}\n",
-			     "managedResources lacks dsa.intel.com/wq-user-dedicated");
+	/* The second scheduler sends every pod. */
+	expect_variant_fails(managed_list + 2, NULL, "the numa-scheduler must send every pod: no managedResources");
 	expect_variant_fails("bindVerb: bind", "  filterVerb: filter\n", "filterVerb and prioritizeVerb");
+}
+
+/* Extending the default scheduler: the managed list with the CPU-only
+ * marker, whose ignoredByScheduler must be true. */
+static bool check_default(const char *drop, const char *replace_from, const char *replace_to,
+			  struct errmsg *msg)
+{
+	char buf[4096], *at;
+	struct doc **docs = NULL;
+	size_t ndocs = 0;
+	bool ok;
+
+	snprintf(buf, sizeof buf, "%s", good_scheduler_config);
+	at = strstr(buf, "numa-scheduler");
+	memmove(at + strlen("default-scheduler"), at + strlen("numa-scheduler"),
+		strlen(at + strlen("numa-scheduler")) + 1);
+	memcpy(at, "default-scheduler", strlen("default-scheduler"));
+	at = strstr(buf, "  @@\n");
+	snprintf(at, sizeof buf - (size_t)(at - buf), "%s", managed_list);
+	if (drop) {
+		char *line = strstr(buf, drop), *end = line ? strchr(line, '\n') : NULL;
+
+		assert_non_null(end);
+		memmove(line, end + 1, strlen(end + 1) + 1);
+	}
+	if (replace_from) {
+		at = strstr(buf, replace_from);
+		assert_non_null(at);
+		memmove(at + strlen(replace_to), at + strlen(replace_from), strlen(at + strlen(replace_from)) + 1);
+		memcpy(at, replace_to, strlen(replace_to));
+	}
+	assert_int_equal(doc_parse(buf, strlen(buf), "variant", &docs, &ndocs, msg), ERR_OK);
+	ok = check_scheduler_config(docs[0], "variant", msg);
+	doc_free_all(docs, ndocs);
+	return ok;
+}
+
+static void manifests_managed_resources_per_scheduler(void **state)
+{
+	struct errmsg msg;
+
+	(void)state;
+	if (!check_default(NULL, NULL, NULL, &msg))
+		fail_msg("the default-scheduler variant was refused: %s", msg.text);
+	assert_false(check_default("  - {name: dsa.intel.com/wq-user-dedicated", NULL, NULL, &msg));
+	assert_non_null(strstr(msg.text, "managedResources lacks dsa.intel.com/wq-user-dedicated"));
+	assert_false(check_default("  - {name: numa-extender.io/aligned", NULL, NULL, &msg));
+	assert_non_null(strstr(msg.text, "lacks the CPU-only marker numa-extender.io/aligned"));
+	assert_false(check_default(NULL, "aligned, ignoredByScheduler: true", "aligned, ignoredByScheduler: false",
+				   &msg));
+	assert_non_null(strstr(msg.text, "needs ignoredByScheduler: true"));
 }
 
 /* ------------------------------------------------ URLs versus routes */
@@ -1125,6 +1201,7 @@ int main(void)
 		cmocka_unit_test(manifests_builds_resolve_without_clashes),
 		cmocka_unit_test(manifests_scheduler_configs_use_only_known_fields),
 		cmocka_unit_test(manifests_scheduler_check_rejects_bad_configs),
+		cmocka_unit_test(manifests_managed_resources_per_scheduler),
 		cmocka_unit_test(manifests_scheduler_urls_match_extender_routes),
 		cmocka_unit_test(manifests_route_check_rejects_mismatches),
 		cmocka_unit_test(manifests_route_check_rejects_bind_mismatches),

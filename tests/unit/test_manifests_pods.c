@@ -267,6 +267,8 @@ static void manifests_example_pods_are_guaranteed_and_reach_the_extender(void **
 					for (e = 0; e < dq_count(doc_lookup(sc->cfg, "extenders")); e++) {
 						const struct doc *mr = dq_at(dq_item(doc_lookup(sc->cfg, "extenders"), e), "managedResources");
 
+						/* No managedResources: every pod is sent. */
+						managed |= mr == NULL;
 						for (size_t m = 0; m < dq_count(mr); m++)
 							managed |= dq_same_str(dq_str(dq_item(mr, m), "name"), lim->children[k].key);
 					}
