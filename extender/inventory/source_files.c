@@ -3,6 +3,14 @@
  * nanoseconds) decides what to re-read; decoding and snapshot building
  * happen here, off the request path.
  *
+ * A rescan is O(files): one readdir, one fstatat and one lookup in a hash of
+ * known file names per entry, and nothing more for a file whose signature
+ * did not change. Only the files that changed, appeared, went away or could
+ * not be stat'ed are sorted (by name, so that "the first file wins" and the
+ * log order are those of a full sort). Which file provides a node is a
+ * second hash (node name to file), so ownership checks do not walk the
+ * other files either.
+ *
  * A file that cannot be used keeps its nodes' last good inventory, with one
  * log line per change of the file: one that does not decode (error), and
  * with a warning one that cannot be read (permission denied, a symlink
@@ -14,6 +22,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -28,6 +37,7 @@
 #include "extender/log.h"
 #include "extender/http/metrics.h"
 #include "extender/codec/nrt_decode.h"
+#include "extender/inventory/strhash.h"
 #include "extender/xalloc.h"
 #include "topology/bitmask.h"
 
@@ -36,18 +46,48 @@
 
 struct file_entry {
 	char *path;
+	const char *name;     /* the last component of path: the key of sf->by_name */
 	struct stat sig;
-	bool seen;            /* present in the current scan */
+	uint64_t scan;        /* the last scan that saw it (== sf->scan: present) */
+	size_t slot;          /* its position in sf->files */
 	char **nodes;         /* node names this file provides (last good) */
 	size_t nnodes;
 	int stat_errno;       /* why stat failed last time (warned once), or 0 */
 };
 
+/* An open-addressing hash (linear probing, power-of-two capacity, at most
+ * half full) from a borrowed string to a pointer. */
+struct hslot {
+	const char *key;      /* NULL: empty */
+	size_t hash;
+	void *val;
+};
+
+struct hindex {
+	struct hslot *slots;
+	size_t cap;
+	size_t n;
+};
+
+/* A file whose signature changed in this scan, with its new stat. */
+struct pending {
+	struct file_entry *f;
+	struct stat st;
+};
+
 struct source_files {
 	struct store *store;
 	char *dir;
-	struct file_entry *files;
-	size_t nfiles;
+	struct file_entry **files;  /* every known file, in no order */
+	size_t nfiles, capfiles;
+	struct hindex by_name;      /* file name in dir -> struct file_entry */
+	struct hindex owners;       /* node name -> the file providing it */
+	uint64_t scan;
+	/* Scratch reused from scan to scan (only what changed lands here). */
+	struct pending *changed;
+	size_t nchanged, capchanged;
+	struct file_entry **marks;
+	size_t nmarks, capmarks;
 	bool scanned;
 	pthread_t thread;
 	bool running;
@@ -57,6 +97,92 @@ struct source_files {
 	pthread_cond_t wake;
 	bool stop;
 };
+
+static struct hslot *hindex_find(const struct hindex *ix, const char *key, size_t hash)
+{
+	size_t mask = ix->cap - 1, i;
+
+	if (ix->cap == 0)
+		return NULL;
+	for (i = hash & mask;; i = (i + 1) & mask) {
+		struct hslot *s = &ix->slots[i];
+
+		if (s->key == NULL)
+			return NULL;
+		if (s->hash == hash && strcmp(s->key, key) == 0)
+			return s;
+	}
+}
+
+static void *hindex_get(const struct hindex *ix, const char *key)
+{
+	const struct hslot *s = hindex_find(ix, key, strhash(key));
+
+	return s ? s->val : NULL;
+}
+
+static void hindex_insert(struct hslot *slots, size_t cap, const char *key, size_t hash, void *val)
+{
+	size_t i;
+
+	for (i = hash & (cap - 1); slots[i].key != NULL; i = (i + 1) & (cap - 1))
+		;
+	slots[i].key = key;
+	slots[i].hash = hash;
+	slots[i].val = val;
+}
+
+/* Adds key (not present; borrowed until it is removed). */
+static void hindex_put(struct hindex *ix, const char *key, void *val)
+{
+	size_t i;
+
+	if ((ix->n + 1) * 2 > ix->cap) {
+		size_t cap = ix->cap ? ix->cap * 2 : 64;
+		struct hslot *slots = xcalloc(cap, sizeof *slots);
+
+		for (i = 0; i < ix->cap; i++)
+			if (ix->slots[i].key != NULL)
+				hindex_insert(slots, cap, ix->slots[i].key, ix->slots[i].hash,
+					      ix->slots[i].val);
+		free(ix->slots);
+		ix->slots = slots;
+		ix->cap = cap;
+	}
+	hindex_insert(ix->slots, ix->cap, key, strhash(key), val);
+	ix->n++;
+}
+
+/* Removes a slot hindex_find returned: later entries of its run move back,
+ * so lookups never need tombstones. */
+static void hindex_remove(struct hindex *ix, struct hslot *s)
+{
+	size_t mask = ix->cap - 1, hole = (size_t)(s - ix->slots), j = hole;
+
+	for (;;) {
+		size_t home;
+
+		j = (j + 1) & mask;
+		if (ix->slots[j].key == NULL)
+			break;
+		home = ix->slots[j].hash & mask;
+		/* It may fill the hole unless its home lies in (hole, j]. */
+		if ((hole < j) ? (home <= hole || home > j) : (home <= hole && home > j)) {
+			ix->slots[hole] = ix->slots[j];
+			hole = j;
+		}
+	}
+	ix->slots[hole].key = NULL;
+	ix->n--;
+}
+
+static void hindex_del(struct hindex *ix, const char *key)
+{
+	struct hslot *s = hindex_find(ix, key, strhash(key));
+
+	if (s != NULL)
+		hindex_remove(ix, s);
+}
 
 static bool same_sig(const struct stat *a, const struct stat *b)
 {
@@ -100,19 +226,38 @@ static uint64_t fnv1a(const char *p, size_t n)
 	return h;
 }
 
+/* Whether a file other than self, present in this scan, provides the node.
+ * Every node name is listed by at most one file (a file takes a node only
+ * when no other present file lists it), so one owner per name says it. */
 static bool provided_elsewhere(const struct source_files *sf, const struct file_entry *self,
 			       const char *name)
 {
-	size_t i, j;
+	const struct file_entry *owner = hindex_get(&sf->owners, name);
 
-	for (i = 0; i < sf->nfiles; i++) {
-		if (&sf->files[i] == self || !sf->files[i].seen)
-			continue;
-		for (j = 0; j < sf->files[i].nnodes; j++)
-			if (strcmp(sf->files[i].nodes[j], name) == 0)
-				return true;
+	return owner != NULL && owner != self && owner->scan == sf->scan;
+}
+
+/* Drops f's node names from the owner index (before its list is freed). */
+static void unown_nodes(struct source_files *sf, struct file_entry *f)
+{
+	size_t j;
+
+	for (j = 0; j < f->nnodes; j++) {
+		struct hslot *s = hindex_find(&sf->owners, f->nodes[j], strhash(f->nodes[j]));
+
+		if (s != NULL && s->val == f)
+			hindex_remove(&sf->owners, s);
 	}
-	return false;
+}
+
+/* Records f as the owner of its node names (after its list is set). */
+static void own_nodes(struct source_files *sf, struct file_entry *f)
+{
+	size_t j;
+
+	for (j = 0; j < f->nnodes; j++)
+		if (hindex_get(&sf->owners, f->nodes[j]) == NULL)
+			hindex_put(&sf->owners, f->nodes[j], f);
 }
 
 /* "0,1,3": the NUMA ids of a node, for a log line. */
@@ -229,33 +374,105 @@ static bool load_file(struct source_files *sf, struct file_entry *f, struct stor
 		if (!kept && !provided_elsewhere(sf, f, f->nodes[j]))
 			store_batch_delete(b, f->nodes[j]);
 	}
+	unown_nodes(sf, f);
 	free_nodes(f);
 	f->nodes = names;
 	f->nnodes = nnames;
+	own_nodes(sf, f);
 	nrt_objects_free(objs, nobjs);
 	store_release(before);
 	return ok;
 }
 
-static int by_path(const void *a, const void *b)
+static int pending_by_path(const void *a, const void *b)
 {
-	return strcmp(((const struct file_entry *)a)->path, ((const struct file_entry *)b)->path);
+	return strcmp(((const struct pending *)a)->f->path, ((const struct pending *)b)->f->path);
 }
 
-static int by_name(const void *a, const void *b)
+static int entry_by_path(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp((*(struct file_entry *const *)a)->path, (*(struct file_entry *const *)b)->path);
+}
+
+static void mark(struct source_files *sf, struct file_entry *f)
+{
+	if (sf->nmarks == sf->capmarks) {
+		sf->capmarks = sf->capmarks ? sf->capmarks * 2 : 16;
+		sf->marks = xreallocarray(sf->marks, sf->capmarks, sizeof *sf->marks);
+	}
+	sf->marks[sf->nmarks++] = f;
+}
+
+static struct file_entry *add_entry(struct source_files *sf, const char *name)
+{
+	size_t dirlen = strlen(sf->dir);
+	struct file_entry *f = xcalloc(1, sizeof *f);
+
+	f->path = xmalloc(dirlen + strlen(name) + 2);
+	sprintf(f->path, "%s/%s", sf->dir, name);
+	f->name = f->path + dirlen + 1;
+	f->sig.st_ino = (ino_t)-1; /* never matches: load it */
+	if (sf->nfiles == sf->capfiles) {
+		sf->capfiles = sf->capfiles ? sf->capfiles * 2 : 64;
+		sf->files = xreallocarray(sf->files, sf->capfiles, sizeof *sf->files);
+	}
+	f->slot = sf->nfiles;
+	sf->files[sf->nfiles++] = f;
+	hindex_put(&sf->by_name, f->name, f);
+	return f;
+}
+
+static void free_entry(struct file_entry *f)
+{
+	free_nodes(f);
+	free(f->path);
+	free(f);
+}
+
+/* Pass 1, per directory entry: is it a file, is it known, did it change?
+ * An unchanged known file costs a lookup and a stat, nothing else. A path
+ * that is there but cannot be stat'ed (a symlink loop, a directory it
+ * cannot search) still exists: it keeps its nodes. */
+static void see(struct source_files *sf, int dfd, const char *name)
+{
+	struct file_entry *f;
+	struct stat st;
+	int stat_errno = 0;
+
+	if (fstatat(dfd, name, &st, 0) != 0) {
+		stat_errno = errno;
+		if (stat_errno == ENOENT || stat_errno == ENOTDIR)
+			return; /* gone, or a dangling symlink */
+	} else if (!S_ISREG(st.st_mode)) {
+		return;
+	}
+	f = hindex_get(&sf->by_name, name);
+	if (f == NULL)
+		f = add_entry(sf, name);
+	else if (f->scan == sf->scan)
+		return; /* listed twice by one readdir */
+	f->scan = sf->scan;
+	if (stat_errno != f->stat_errno)
+		mark(sf, f); /* its warning is logged in name order */
+	f->stat_errno = stat_errno;
+	if (stat_errno != 0 || same_sig(&f->sig, &st))
+		return;
+	if (sf->nchanged == sf->capchanged) {
+		sf->capchanged = sf->capchanged ? sf->capchanged * 2 : 16;
+		sf->changed = xreallocarray(sf->changed, sf->capchanged, sizeof *sf->changed);
+	}
+	sf->changed[sf->nchanged].f = f;
+	sf->changed[sf->nchanged].st = st;
+	sf->nchanged++;
 }
 
 int source_files_scan(struct source_files *sf)
 {
 	struct store_batch *b = store_batch_new();
-	struct stat *stats = NULL;
-	char **paths = NULL;
-	size_t npaths = 0, i, k;
 	bool trim = false;
 	int failed = 0;
 	struct dirent *e;
+	size_t i, k;
 	DIR *d;
 
 	d = opendir(sf->dir);
@@ -267,107 +484,75 @@ int source_files_scan(struct source_files *sf)
 		store_batch_free(b);
 		return 1;
 	}
-	while ((e = readdir(d)) != NULL) {
-		char *path;
-
-		if (!wanted(e->d_name))
-			continue;
-		path = xmalloc(strlen(sf->dir) + strlen(e->d_name) + 2);
-		sprintf(path, "%s/%s", sf->dir, e->d_name);
-		paths = xreallocarray(paths, npaths + 1, sizeof *paths);
-		paths[npaths++] = path;
-	}
+	sf->scan++;
+	sf->nchanged = 0;
+	sf->nmarks = 0;
+	/* Pass 1: which files exist (so ownership checks see all of them). */
+	while ((e = readdir(d)) != NULL)
+		if (wanted(e->d_name))
+			see(sf, dirfd(d), e->d_name);
 	closedir(d);
-	/* Name order, so that "the first file wins" is well defined. */
-	if (npaths > 0)
-		qsort(paths, npaths, sizeof *paths, by_name);
-	stats = xcalloc(npaths + 1, sizeof *stats);
-	for (i = 0; i < sf->nfiles; i++)
-		sf->files[i].seen = false;
-	/* Pass 1: which files exist (so ownership checks see all of them). A
-	 * path that is there but cannot be stat'ed (a symlink loop, a
-	 * directory it cannot search) still exists: it keeps its nodes. */
-	for (k = 0; k < npaths; k++) {
-		struct file_entry *f = NULL;
-		int stat_errno = 0;
+	/* Name order, so that "the first file wins" is well defined; only
+	 * what changed is sorted. */
+	if (sf->nmarks > 1)
+		qsort(sf->marks, sf->nmarks, sizeof *sf->marks, entry_by_path);
+	for (k = 0; k < sf->nmarks; k++) {
+		struct file_entry *f = sf->marks[k];
 
-		if (stat(paths[k], &stats[k]) != 0) {
-			stat_errno = errno;
-			if (stat_errno == ENOENT || stat_errno == ENOTDIR)
-				continue; /* gone, or a dangling symlink */
-		} else if (!S_ISREG(stats[k].st_mode)) {
+		if (f->stat_errno == 0)
 			continue;
-		}
-		for (i = 0; i < sf->nfiles; i++)
-			if (strcmp(sf->files[i].path, paths[k]) == 0)
-				f = &sf->files[i];
-		if (f == NULL) {
-			sf->files = xreallocarray(sf->files, sf->nfiles + 1, sizeof *sf->files);
-			f = &sf->files[sf->nfiles++];
-			memset(f, 0, sizeof *f);
-			f->path = xstrdup(paths[k]);
-			f->sig.st_ino = (ino_t)-1; /* never matches: load it */
-		}
-		f->seen = true;
-		if (stat_errno != 0 && stat_errno != f->stat_errno) {
-
-			log_warn("cannot read inventory file; its nodes keep their last good inventory",
-				 "file=%s nodes=%zu error=%s", log_q(f->path), f->nnodes,
-				 log_q(strerror(stat_errno)));
-			metrics_inventory_error();
-		}
-		f->stat_errno = stat_errno;
-		if (stat_errno != 0)
-			stats[k] = f->sig; /* unchanged: pass 3 leaves it */
+		log_warn("cannot read inventory file; its nodes keep their last good inventory",
+			 "file=%s nodes=%zu error=%s", log_q(f->path), f->nnodes,
+			 log_q(strerror(f->stat_errno)));
+		metrics_inventory_error();
 	}
 	/* Pass 2: deleted files give up their nodes first. */
-	for (i = 0; i < sf->nfiles;) {
-		struct file_entry *f = &sf->files[i];
+	sf->nmarks = 0;
+	for (i = 0; i < sf->nfiles; i++)
+		if (sf->files[i]->scan != sf->scan)
+			mark(sf, sf->files[i]);
+	if (sf->nmarks > 1)
+		qsort(sf->marks, sf->nmarks, sizeof *sf->marks, entry_by_path);
+	for (k = 0; k < sf->nmarks; k++) {
+		struct file_entry *f = sf->marks[k];
 		size_t j;
 
-		if (f->seen) {
-			i++;
-			continue;
-		}
 		for (j = 0; j < f->nnodes; j++)
 			if (!provided_elsewhere(sf, f, f->nodes[j]))
 				store_batch_delete(b, f->nodes[j]);
 		log_info("inventory file removed", "file=%s nodes=%zu", log_q(f->path), f->nnodes);
-		free_nodes(f);
-		free(f->path);
-		sf->files[i] = sf->files[--sf->nfiles];
+		unown_nodes(sf, f);
+		hindex_del(&sf->by_name, f->name);
+		sf->files[f->slot] = sf->files[--sf->nfiles];
+		sf->files[f->slot]->slot = f->slot;
+		free_entry(f);
 	}
-	if (sf->nfiles > 0)
-		qsort(sf->files, sf->nfiles, sizeof *sf->files, by_path);
+	sf->nmarks = 0;
 	/* Pass 3: changed files, in name order. */
-	for (k = 0; k < npaths; k++) {
-		for (i = 0; i < sf->nfiles; i++) {
-			struct file_entry *f = &sf->files[i];
+	if (sf->nchanged > 1)
+		qsort(sf->changed, sf->nchanged, sizeof *sf->changed, pending_by_path);
+	for (k = 0; k < sf->nchanged; k++) {
+		struct file_entry *f = sf->changed[k].f;
+		const struct stat *st = &sf->changed[k].st;
 
-			if (strcmp(f->path, paths[k]) != 0 || same_sig(&f->sig, &stats[k]))
-				continue;
-			f->sig = stats[k];
-			/* Not read at all: a huge file would grow the process
-			 * for good (the allocator keeps what parsing took). */
-			if ((uint64_t)stats[k].st_size > sf->max_file_bytes) {
-				log_warn("inventory file larger than inventory.maxFileBytes, not read; "
-					 "its nodes keep their last good inventory",
-					 "file=%s bytes=%lld maxFileBytes=%zu", log_q(f->path),
-					 (long long)stats[k].st_size, sf->max_file_bytes);
-				metrics_inventory_error();
-				failed++;
-				continue;
-			}
-			if ((uint64_t)stats[k].st_size >= TRIM_AFTER_BYTES)
-				trim = true;
-			if (!load_file(sf, f, b))
-				failed++;
+		f->sig = *st;
+		/* Not read at all: a huge file would grow the process
+		 * for good (the allocator keeps what parsing took). */
+		if ((uint64_t)st->st_size > sf->max_file_bytes) {
+			log_warn("inventory file larger than inventory.maxFileBytes, not read; "
+				 "its nodes keep their last good inventory",
+				 "file=%s bytes=%lld maxFileBytes=%zu", log_q(f->path),
+				 (long long)st->st_size, sf->max_file_bytes);
+			metrics_inventory_error();
+			failed++;
+			continue;
 		}
+		if ((uint64_t)st->st_size >= TRIM_AFTER_BYTES)
+			trim = true;
+		if (!load_file(sf, f, b))
+			failed++;
 	}
-	for (k = 0; k < npaths; k++)
-		free(paths[k]);
-	free(paths);
-	free(stats);
+	sf->nchanged = 0;
 	if (store_batch_size(b) > 0) {
 		uint64_t generation = store_publish(sf->store, b);
 		struct store_set *set = store_acquire(sf->store);
@@ -457,11 +642,13 @@ void source_files_free(struct source_files *sf)
 		pthread_mutex_unlock(&sf->lock);
 		pthread_join(sf->thread, NULL);
 	}
-	for (i = 0; i < sf->nfiles; i++) {
-		free_nodes(&sf->files[i]);
-		free(sf->files[i].path);
-	}
+	for (i = 0; i < sf->nfiles; i++)
+		free_entry(sf->files[i]);
 	free(sf->files);
+	free(sf->by_name.slots);
+	free(sf->owners.slots);
+	free(sf->changed);
+	free(sf->marks);
 	free(sf->dir);
 	pthread_mutex_destroy(&sf->lock);
 	pthread_cond_destroy(&sf->wake);
