@@ -78,7 +78,7 @@ enum kind {
 	K_DURATION,   /* int64_t milliseconds from "500ms", "5s", "2m", "1h" */
 	K_BYTES,      /* int64_t bytes from a Kubernetes quantity */
 	K_ENUM,       /* one of names[], stored by set() */
-	K_STRATEGY,   /* enum score_strategy via score_strategy_parse */
+	K_STRATEGY,   /* enum score_strategy, by score_strategy_name */
 	K_SECTION,    /* a mapping of fields[] over the same base */
 	K_NAMES,      /* a list of non-empty strings: char ** at offset, size_t at count */
 	K_WEIGHTS,    /* scoring.resources into the struct score_config at offset */
@@ -520,21 +520,22 @@ static enum err parse_bytes(struct loader *l, const struct field *f, void *base,
 	return ERR_OK;
 }
 
-static enum err parse_enum(struct loader *l, const struct field *f, void *base,
-			   const char *path)
+/* The current event names one of names[] (NULL-terminated): *index. */
+static enum err parse_choice(struct loader *l, const char *path,
+			     const char *const *names, size_t *index)
 {
 	char choices[160] = "", q[QUOTE_CAP];
 	size_t i, n = 0;
 
-	for (i = 0; f->names[i] != NULL; i++)
+	for (i = 0; names[i] != NULL; i++)
 		n += (size_t)snprintf(choices + n, sizeof choices - n, "%s%s",
-				      i ? ", " : "", f->names[i]);
+				      i ? ", " : "", names[i]);
 	if (l->ev.type != YAML_SCALAR_EVENT)
 		return fail(l, &l->ev.start_mark, ERR_INVALID, path,
 			    "expected one of %s, got %s", choices, event_kind(&l->ev));
-	for (i = 0; f->names[i] != NULL; i++) {
-		if (text_is(ev_text(&l->ev), l->ev.data.scalar.length, f->names[i])) {
-			f->set(base, (int)i);
+	for (i = 0; names[i] != NULL; i++) {
+		if (text_is(ev_text(&l->ev), l->ev.data.scalar.length, names[i])) {
+			*index = i;
 			return ERR_OK;
 		}
 	}
@@ -543,6 +544,18 @@ static enum err parse_enum(struct loader *l, const struct field *f, void *base,
 		    "expected one of %s, got %s", choices, q);
 }
 
+static enum err parse_enum(struct loader *l, const struct field *f, void *base,
+			   const char *path)
+{
+	size_t i;
+	enum err rc = parse_choice(l, path, f->names, &i);
+
+	if (rc == ERR_OK)
+		f->set(base, (int)i);
+	return rc;
+}
+
+/* The strategies by the names topology/score.c gives them. */
 static enum err parse_strategy(struct loader *l, const struct field *f,
 			       void *base, const char *path)
 {
@@ -550,26 +563,17 @@ static enum err parse_strategy(struct loader *l, const struct field *f,
 		SCORE_LEAST_ALLOCATED, SCORE_MOST_ALLOCATED,
 		SCORE_BALANCED_ALLOCATION, SCORE_LEAST_NUMA_NODES,
 	};
-	char choices[160] = "", q[QUOTE_CAP];
-	enum score_strategy s;
-	size_t i, n = 0;
+	const char *names[sizeof all / sizeof all[0] + 1];
+	size_t i;
+	enum err rc;
 
 	for (i = 0; i < sizeof all / sizeof all[0]; i++)
-		n += (size_t)snprintf(choices + n, sizeof choices - n, "%s%s",
-				      i ? ", " : "", score_strategy_name(all[i]));
-	if (l->ev.type != YAML_SCALAR_EVENT)
-		return fail(l, &l->ev.start_mark, ERR_INVALID, path,
-			    "expected one of %s, got %s", choices, event_kind(&l->ev));
-	/* score_strategy_parse reads up to the NUL: an embedded one must not
-	 * let "LeastAllocated\0junk" through. */
-	if (memchr(ev_text(&l->ev), '\0', l->ev.data.scalar.length) == NULL &&
-	    score_strategy_parse(ev_text(&l->ev), &s)) {
-		f->set(base, (int)s);
-		return ERR_OK;
-	}
-	quote(q, sizeof q, ev_text(&l->ev), l->ev.data.scalar.length);
-	return fail(l, &l->ev.start_mark, ERR_INVALID, path,
-		    "expected one of %s, got %s", choices, q);
+		names[i] = score_strategy_name(all[i]);
+	names[i] = NULL;
+	rc = parse_choice(l, path, names, &i);
+	if (rc == ERR_OK)
+		f->set(base, (int)all[i]);
+	return rc;
 }
 
 static enum err parse_mapping(struct loader *l, const struct field *fields,
@@ -584,26 +588,50 @@ static enum err parse_section(struct loader *l, const struct field *f,
 	return parse_mapping(l, f->fields, f->nfields, base, path);
 }
 
+static enum err expect_sequence(struct loader *l, const char *path)
+{
+	if (l->ev.type != YAML_SEQUENCE_START_EVENT)
+		return fail(l, &l->ev.start_mark, ERR_INVALID, path,
+			    "expected a sequence, got %s", event_kind(&l->ev));
+	return ERR_OK;
+}
+
+/* In a sequence (path) of at most CONFIG_MAX_LIST entries, n of them read
+ * so far: steps to the next entry, whose path goes to item, or to the
+ * sequence's end (*end). */
+static enum err next_entry(struct loader *l, const char *path, size_t n,
+			   char item[PATH_CAP], bool *end)
+{
+	enum err rc;
+
+	*end = false;
+	if ((rc = next(l)) != ERR_OK)
+		return rc;
+	if (l->ev.type == YAML_SEQUENCE_END_EVENT) {
+		*end = true;
+		return ERR_OK;
+	}
+	path_index(item, path, n);
+	if (n == CONFIG_MAX_LIST)
+		return fail(l, &l->ev.start_mark, ERR_TOO_LARGE, path,
+			    "more than %d entries", CONFIG_MAX_LIST);
+	return ERR_OK;
+}
+
 static enum err parse_names(struct loader *l, const struct field *f, void *base,
 			    const char *path)
 {
 	char ***list = at(base, f->offset);
 	size_t *n = at(base, f->count);
 	char item[PATH_CAP];
+	bool end;
 	enum err rc;
 
-	if (l->ev.type != YAML_SEQUENCE_START_EVENT)
-		return fail(l, &l->ev.start_mark, ERR_INVALID, path,
-			    "expected a sequence, got %s", event_kind(&l->ev));
+	if ((rc = expect_sequence(l, path)) != ERR_OK)
+		return rc;
 	for (;;) {
-		if ((rc = next(l)) != ERR_OK)
+		if ((rc = next_entry(l, path, *n, item, &end)) != ERR_OK || end)
 			return rc;
-		if (l->ev.type == YAML_SEQUENCE_END_EVENT)
-			return ERR_OK;
-		path_index(item, path, *n);
-		if (*n == CONFIG_MAX_LIST)
-			return fail(l, &l->ev.start_mark, ERR_TOO_LARGE, path,
-				    "more than %d entries", CONFIG_MAX_LIST);
 		if (ev_is_null(&l->ev))
 			return fail(l, &l->ev.start_mark, ERR_INVALID, item,
 				    "expected a string, got null");
@@ -626,20 +654,15 @@ static enum err parse_weights(struct loader *l, const struct field *f,
 	struct score_weight *w;
 	yaml_mark_t start;
 	size_t i;
+	bool end;
 	enum err rc;
 
-	if (l->ev.type != YAML_SEQUENCE_START_EVENT)
-		return fail(l, &l->ev.start_mark, ERR_INVALID, path,
-			    "expected a sequence, got %s", event_kind(&l->ev));
+	if ((rc = expect_sequence(l, path)) != ERR_OK)
+		return rc;
 	for (;;) {
-		if ((rc = next(l)) != ERR_OK)
+		if ((rc = next_entry(l, path, sc->nweights, item, &end)) != ERR_OK ||
+		    end)
 			return rc;
-		if (l->ev.type == YAML_SEQUENCE_END_EVENT)
-			return ERR_OK;
-		path_index(item, path, sc->nweights);
-		if (sc->nweights == CONFIG_MAX_LIST)
-			return fail(l, &l->ev.start_mark, ERR_TOO_LARGE, path,
-				    "more than %d entries", CONFIG_MAX_LIST);
 		if (l->ev.type != YAML_MAPPING_START_EVENT)
 			return fail(l, &l->ev.start_mark, ERR_INVALID, item,
 				    "expected a mapping with name and weight, got %s",

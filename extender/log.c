@@ -19,11 +19,6 @@ void log_set_level(enum config_log_level level)
 	atomic_store(&current_level, (int)level);
 }
 
-enum config_log_level log_get_level(void)
-{
-	return (enum config_log_level)atomic_load(&current_level);
-}
-
 int log_enabled(enum config_log_level level)
 {
 	return (int)level <= atomic_load(&current_level);

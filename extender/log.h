@@ -8,7 +8,6 @@
 #include "extender/config.h"
 
 void log_set_level(enum config_log_level level);
-enum config_log_level log_get_level(void);
 int log_enabled(enum config_log_level level);
 
 /* msg is quoted; fmt, if not NULL, appends key=value pairs. Every value that

@@ -277,8 +277,8 @@ range:
 	return ERR_RANGE;
 }
 
-static void set_errno_msg(struct errmsg *msg, const char *path,
-			  const char *what, int e)
+void doc_error_errno(struct errmsg *msg, const char *path, const char *what,
+		     int e)
 {
 	char buf[128];
 
@@ -302,11 +302,11 @@ enum err doc_read_file(const char *path, size_t max_bytes, char **buf,
 		max_bytes = DOC_MAX_FILE_BYTES;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		set_errno_msg(msg, path, "cannot open", errno);
+		doc_error_errno(msg, path, "cannot open", errno);
 		return ERR_IO;
 	}
 	if (fstat(fd, &st) != 0) {
-		set_errno_msg(msg, path, "cannot stat", errno);
+		doc_error_errno(msg, path, "cannot stat", errno);
 		rc = ERR_IO;
 		goto out;
 	}
@@ -335,7 +335,7 @@ enum err doc_read_file(const char *path, size_t max_bytes, char **buf,
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			set_errno_msg(msg, path, "cannot read", errno);
+			doc_error_errno(msg, path, "cannot read", errno);
 			rc = ERR_IO;
 			goto out;
 		}

@@ -139,6 +139,11 @@ enum err doc_read_int64(const struct doc *d, int64_t *out, struct errmsg *msg);
 enum err doc_read_file(const char *path, size_t max_bytes, char **buf,
 		       size_t *len, struct errmsg *msg);
 
+/* Sets msg to "path: what: strerror(e)" ("path: cannot open: No such file
+ * or directory"). */
+void doc_error_errno(struct errmsg *msg, const char *path, const char *what,
+		     int e);
+
 /* A field path such as "items[2].zones[1].resources[0].available", built while
  * walking a tree. Paths longer than the buffer are cut, never overrun. */
 struct doc_path {

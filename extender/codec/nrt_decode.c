@@ -7,13 +7,13 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "extender/codec/decode.h"
 #include "extender/xalloc.h"
 #include "topology/names.h"
 #include "topology/quantity.h"
@@ -23,43 +23,6 @@
 #define API_V1ALPHA1 "topology.node.k8s.io/v1alpha1"
 #define API_V1ALPHA2 "topology.node.k8s.io/v1alpha2"
 
-struct ctx {
-	const char *origin;
-	struct errmsg *msg;
-	struct doc_path path;
-};
-
-static enum err fail(struct ctx *c, enum err rc, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static enum err fail(struct ctx *c, enum err rc, const char *fmt, ...)
-{
-	char problem[sizeof c->msg->text];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(problem, sizeof problem, fmt, ap);
-	va_end(ap);
-	doc_errorf(c->msg, c->origin, &c->path, "%s", problem);
-	return rc;
-}
-
-/* For problems a callee (doc_read_*, quantity_parse) already wrote. */
-static enum err fail_prefixed(struct ctx *c, enum err rc)
-{
-	doc_error_prefix(c->msg, c->origin, &c->path);
-	return rc;
-}
-
-static enum err expect(struct ctx *c, const struct doc *d, enum doc_kind kind)
-{
-	if (d->kind == kind)
-		return ERR_OK;
-	return fail(c, ERR_INVALID, "expected %s, got %s",
-		    kind == DOC_ARRAY ? "an array" : "an object",
-		    doc_kind_name(d));
-}
-
 enum {
 	REQUIRED = 0x1,
 	NONEMPTY = 0x2,
@@ -68,7 +31,7 @@ enum {
 
 /* Borrows obj.key's text; *out stays NULL when the field is absent and not
  * required. The caller has pushed key onto the path. */
-static enum err text_at(struct ctx *c, const struct doc *obj, const char *key,
+static enum err text_at(struct decode_ctx *c, const struct doc *obj, const char *key,
 			unsigned how, const char **out)
 {
 	const struct doc *d = doc_lookup(obj, key);
@@ -78,19 +41,19 @@ static enum err text_at(struct ctx *c, const struct doc *obj, const char *key,
 	*out = NULL;
 	if (d == NULL) {
 		if ((how & REQUIRED) != 0)
-			return fail(c, ERR_INVALID, "missing");
+			return decode_fail(c, ERR_INVALID, "missing");
 		return ERR_OK;
 	}
 	rc = doc_read_string(d, (how & ANY_SCALAR) != 0 ? DOC_STR_SCALAR : 0,
 			     out, &len, c->msg);
 	if (rc != ERR_OK)
-		return fail_prefixed(c, rc);
+		return decode_fail_prefixed(c, rc);
 	if (len == 0 && (how & NONEMPTY) != 0)
-		return fail(c, ERR_INVALID, "must not be empty");
+		return decode_fail(c, ERR_INVALID, "must not be empty");
 	return ERR_OK;
 }
 
-static enum err read_string(struct ctx *c, const struct doc *obj,
+static enum err read_string(struct decode_ctx *c, const struct doc *obj,
 			    const char *key, unsigned how, char **out)
 {
 	size_t mark = doc_path_key(&c->path, key);
@@ -116,7 +79,7 @@ static bool is_byte_resource(const char *name)
  * "cpu: 3955m", koordlet's NUMA reservation "47750m", nri-plugins' millicore
  * available. Only whole units can be handed out exclusively, so a fraction is
  * rounded down ("3955m" counts 3 CPUs). */
-static enum err read_quantity(struct ctx *c, const struct doc *obj,
+static enum err read_quantity(struct decode_ctx *c, const struct doc *obj,
 			      const char *key, const char *resource,
 			      int64_t *out)
 {
@@ -127,28 +90,28 @@ static enum err read_quantity(struct ctx *c, const struct doc *obj,
 	enum err rc;
 
 	if (d == NULL) {
-		rc = fail(c, ERR_INVALID, "missing");
+		rc = decode_fail(c, ERR_INVALID, "missing");
 		goto out;
 	}
 	if (d->kind != DOC_STRING && d->kind != DOC_PLAIN &&
 	    d->kind != DOC_NUMBER) {
-		rc = fail(c, ERR_INVALID, "expected a quantity, got %s",
-			  doc_kind_name(d));
+		rc = decode_fail(c, ERR_INVALID, "expected a quantity, got %s",
+				 doc_kind_name(d));
 		goto out;
 	}
 	rc = quantity_parse(d->text, d->len, &q, c->msg);
 	if (rc != ERR_OK) {
-		rc = fail_prefixed(c, rc);
+		rc = decode_fail_prefixed(c, rc);
 		goto out;
 	}
 	doc_quote(quoted, sizeof quoted, d->text, d->len);
 	if (quantity_sign(&q) < 0) {
-		rc = fail(c, ERR_INVALID, "%s: must not be negative", quoted);
+		rc = decode_fail(c, ERR_INVALID, "%s: must not be negative", quoted);
 		goto out;
 	}
 	rc = quantity_scaled(&q, 0, out);
 	if (rc != ERR_OK) {
-		rc = fail(c, rc, "%s: out of range (more than 2^63-1)", quoted);
+		rc = decode_fail(c, rc, "%s: out of range (more than 2^63-1)", quoted);
 		goto out;
 	}
 	/* Value() rounded up; a non-negative fraction's floor is one less. */
@@ -160,7 +123,7 @@ out:
 }
 
 /* A name read into *name checked by rule; the error names the field. */
-static enum err check_name(struct ctx *c, const char *key, const char *name,
+static enum err check_name(struct decode_ctx *c, const char *key, const char *name,
 			   bool (*rule)(const char *, size_t, char *, size_t),
 			   const char *what)
 {
@@ -172,17 +135,19 @@ static enum err check_name(struct ctx *c, const char *key, const char *name,
 		return ERR_OK;
 	mark = doc_path_key(&c->path, key);
 	doc_quote(quoted, sizeof quoted, name, strlen(name));
-	rc = fail(c, ERR_INVALID, "%s: not a valid %s: %s", quoted, what, why);
+	rc = decode_fail(c, ERR_INVALID, "%s: not a valid %s: %s", quoted, what, why);
 	doc_path_pop(&c->path, mark);
 	return rc;
 }
 
-static enum err decode_resource(struct ctx *c, const struct doc *d,
-				struct nrt_resource *r)
+static enum err decode_resource(struct decode_ctx *c, const struct doc *d,
+				void *out, void *arg)
 {
+	struct nrt_resource *r = out;
 	enum err rc;
 
-	rc = expect(c, d, DOC_OBJECT);
+	(void)arg;
+	rc = decode_expect(c, d, DOC_OBJECT);
 	if (rc == ERR_OK)
 		rc = read_string(c, d, "name", REQUIRED | NONEMPTY, &r->name);
 	if (rc == ERR_OK)
@@ -196,14 +161,16 @@ static enum err decode_resource(struct ctx *c, const struct doc *d,
 	return rc;
 }
 
-static enum err decode_cost(struct ctx *c, const struct doc *d,
-			    struct nrt_cost *cost)
+static enum err decode_cost(struct decode_ctx *c, const struct doc *d,
+			    void *out, void *arg)
 {
+	struct nrt_cost *cost = out;
 	const struct doc *value;
 	size_t mark;
 	enum err rc;
 
-	rc = expect(c, d, DOC_OBJECT);
+	(void)arg;
+	rc = decode_expect(c, d, DOC_OBJECT);
 	if (rc == ERR_OK)
 		rc = read_string(c, d, "name", REQUIRED | NONEMPTY, &cost->name);
 	if (rc != ERR_OK)
@@ -211,216 +178,111 @@ static enum err decode_cost(struct ctx *c, const struct doc *d,
 	mark = doc_path_key(&c->path, "value");
 	value = doc_lookup(d, "value");
 	if (value == NULL) {
-		rc = fail(c, ERR_INVALID, "missing");
+		rc = decode_fail(c, ERR_INVALID, "missing");
 	} else {
 		rc = doc_read_int64(value, &cost->value, c->msg);
 		if (rc != ERR_OK)
-			rc = fail_prefixed(c, rc);
+			rc = decode_fail_prefixed(c, rc);
 	}
 	doc_path_pop(&c->path, mark);
 	return rc;
 }
 
-/* Looks up an optional array field; *arr is NULL when absent. The caller
- * has pushed key onto the path. */
-static enum err optional_array(struct ctx *c, const struct doc *obj,
-			       const char *key, const struct doc **arr)
-{
-	*arr = doc_lookup(obj, key);
-	if (*arr == NULL)
-		return ERR_OK;
-	return expect(c, *arr, DOC_ARRAY);
-}
-
-static enum err decode_resources(struct ctx *c, const struct doc *zone,
+/* zone.resources, whose names must be unique. */
+static enum err decode_resources(struct decode_ctx *c, const struct doc *zone,
 				 struct nrt_zone *z)
 {
-	size_t mark = doc_path_key(&c->path, "resources");
-	const struct doc *arr;
-	const char **names = NULL;
-	size_t i, dup;
+	void *v = z->resources;
+	const char **names;
+	size_t i, dup, mark;
 	enum err rc;
 
-	rc = optional_array(c, zone, "resources", &arr);
-	if (rc != ERR_OK || arr == NULL)
-		goto out;
-	z->resources = xcalloc(arr->nchildren, sizeof *z->resources);
-	z->nresources = arr->nchildren;
-	for (i = 0; i < arr->nchildren; i++) {
-		size_t m = doc_path_index(&c->path, i);
-
-		rc = decode_resource(c, arr->children[i].value, &z->resources[i]);
-		if (rc != ERR_OK)
-			goto out;
-		doc_path_pop(&c->path, m);
-	}
+	rc = decode_array(c, zone, "resources", 0, sizeof *z->resources, &v,
+			  &z->nresources, decode_resource, NULL);
+	z->resources = v;
+	if (rc != ERR_OK || z->nresources == 0)
+		return rc;
 	names = xcalloc(z->nresources, sizeof *names);
 	for (i = 0; i < z->nresources; i++)
 		names[i] = z->resources[i].name;
 	if (doc_find_duplicate(names, z->nresources, &dup)) {
 		char quoted[DOC_QUOTE_CAP];
 
+		mark = doc_path_key(&c->path, "resources");
 		doc_path_index(&c->path, dup);
 		doc_path_key(&c->path, "name");
 		doc_quote(quoted, sizeof quoted, names[dup], strlen(names[dup]));
-		rc = fail(c, ERR_INVALID, "duplicate resource %s", quoted);
+		rc = decode_fail(c, ERR_INVALID, "duplicate resource %s", quoted);
+		doc_path_pop(&c->path, mark);
 	}
-out:
 	free(names);
-	doc_path_pop(&c->path, mark);
 	return rc;
 }
 
-static enum err decode_costs(struct ctx *c, const struct doc *zone,
-			     struct nrt_zone *z)
+static enum err decode_zone(struct decode_ctx *c, const struct doc *d,
+			    void *out, void *arg)
 {
-	size_t mark = doc_path_key(&c->path, "costs");
-	const struct doc *arr;
-	size_t i;
+	struct nrt_zone *z = out;
+	void *costs;
 	enum err rc;
 
-	rc = optional_array(c, zone, "costs", &arr);
-	if (rc != ERR_OK || arr == NULL)
-		goto out;
-	z->costs = xcalloc(arr->nchildren, sizeof *z->costs);
-	z->ncosts = arr->nchildren;
-	for (i = 0; i < arr->nchildren; i++) {
-		size_t m = doc_path_index(&c->path, i);
-
-		rc = decode_cost(c, arr->children[i].value, &z->costs[i]);
-		if (rc != ERR_OK)
-			goto out;
-		doc_path_pop(&c->path, m);
-	}
-out:
-	doc_path_pop(&c->path, mark);
-	return rc;
-}
-
-static enum err decode_zone(struct ctx *c, const struct doc *d,
-			    struct nrt_zone *z)
-{
-	enum err rc;
-
-	rc = expect(c, d, DOC_OBJECT);
+	(void)arg;
+	rc = decode_expect(c, d, DOC_OBJECT);
 	if (rc == ERR_OK)
 		rc = read_string(c, d, "name", REQUIRED | NONEMPTY, &z->name);
 	if (rc == ERR_OK)
 		rc = read_string(c, d, "type", REQUIRED, &z->type);
 	if (rc == ERR_OK)
 		rc = decode_resources(c, d, z);
-	if (rc == ERR_OK)
-		rc = decode_costs(c, d, z);
-	return rc;
-}
-
-static enum err decode_zones(struct ctx *c, const struct doc *obj,
-			     struct nrt_object *out)
-{
-	size_t mark = doc_path_key(&c->path, "zones");
-	const struct doc *arr = doc_lookup(obj, "zones");
-	size_t i;
-	enum err rc;
-
-	if (arr == NULL) {
-		rc = fail(c, ERR_INVALID, "missing");
-		goto out;
-	}
-	rc = expect(c, arr, DOC_ARRAY);
 	if (rc != ERR_OK)
-		goto out;
-	out->zones = xcalloc(arr->nchildren, sizeof *out->zones);
-	out->nzones = arr->nchildren;
-	for (i = 0; i < arr->nchildren; i++) {
-		size_t m = doc_path_index(&c->path, i);
-
-		rc = decode_zone(c, arr->children[i].value, &out->zones[i]);
-		if (rc != ERR_OK)
-			goto out;
-		doc_path_pop(&c->path, m);
-	}
-out:
-	doc_path_pop(&c->path, mark);
+		return rc;
+	costs = z->costs;
+	rc = decode_array(c, d, "costs", 0, sizeof *z->costs, &costs,
+			  &z->ncosts, decode_cost, NULL);
+	z->costs = costs;
 	return rc;
 }
 
-static enum err decode_attributes(struct ctx *c, const struct doc *obj,
-				  struct nrt_object *out)
+static enum err decode_attribute(struct decode_ctx *c, const struct doc *d,
+				 void *out, void *arg)
 {
-	size_t mark = doc_path_key(&c->path, "attributes");
-	const struct doc *arr;
-	size_t i;
+	struct nrt_attribute *attr = out;
 	enum err rc;
 
-	rc = optional_array(c, obj, "attributes", &arr);
-	if (rc != ERR_OK || arr == NULL)
-		goto out;
-	out->attributes = xcalloc(arr->nchildren, sizeof *out->attributes);
-	out->nattributes = arr->nchildren;
-	for (i = 0; i < arr->nchildren; i++) {
-		size_t m = doc_path_index(&c->path, i);
-		const struct doc *a = arr->children[i].value;
-		struct nrt_attribute *attr = &out->attributes[i];
-
-		rc = expect(c, a, DOC_OBJECT);
-		if (rc == ERR_OK)
-			rc = read_string(c, a, "name", REQUIRED | NONEMPTY,
-					 &attr->name);
-		if (rc == ERR_OK)
-			rc = read_string(c, a, "value", REQUIRED | ANY_SCALAR,
-					 &attr->value);
-		if (rc != ERR_OK)
-			goto out;
-		doc_path_pop(&c->path, m);
-	}
-out:
-	doc_path_pop(&c->path, mark);
+	(void)arg;
+	rc = decode_expect(c, d, DOC_OBJECT);
+	if (rc == ERR_OK)
+		rc = read_string(c, d, "name", REQUIRED | NONEMPTY, &attr->name);
+	if (rc == ERR_OK)
+		rc = read_string(c, d, "value", REQUIRED | ANY_SCALAR,
+				 &attr->value);
 	return rc;
 }
 
-static enum err decode_policies(struct ctx *c, const struct doc *obj,
-				struct nrt_object *out)
+static enum err decode_policy(struct decode_ctx *c, const struct doc *d,
+			      void *out, void *arg)
 {
-	size_t mark = doc_path_key(&c->path, "topologyPolicies");
-	const struct doc *arr;
+	char **policy = out;
 	const char *text;
-	size_t i, len;
+	size_t len;
 	enum err rc;
 
-	rc = optional_array(c, obj, "topologyPolicies", &arr);
-	if (rc != ERR_OK || arr == NULL)
-		goto out;
-	out->policies = xcalloc(arr->nchildren, sizeof *out->policies);
-	out->npolicies = arr->nchildren;
-	for (i = 0; i < arr->nchildren; i++) {
-		size_t m = doc_path_index(&c->path, i);
-
-		rc = doc_read_string(arr->children[i].value, 0, &text, &len,
-				     c->msg);
-		if (rc != ERR_OK) {
-			rc = fail_prefixed(c, rc);
-			goto out;
-		}
-		out->policies[i] = xmemdup0(text, len);
-		doc_path_pop(&c->path, m);
-	}
-out:
-	doc_path_pop(&c->path, mark);
-	return rc;
+	(void)arg;
+	rc = doc_read_string(d, 0, &text, &len, c->msg);
+	if (rc != ERR_OK)
+		return decode_fail_prefixed(c, rc);
+	*policy = xmemdup0(text, len);
+	return ERR_OK;
 }
 
-static enum err decode_metadata(struct ctx *c, const struct doc *obj,
+static enum err decode_metadata(struct decode_ctx *c, const struct doc *obj,
 				struct nrt_object *out)
 {
 	size_t mark = doc_path_key(&c->path, "metadata");
-	const struct doc *md = doc_lookup(obj, "metadata");
+	const struct doc *md;
 	enum err rc;
 
-	if (md == NULL) {
-		rc = fail(c, ERR_INVALID, "missing");
-		goto out;
-	}
-	rc = expect(c, md, DOC_OBJECT);
+	rc = decode_field(c, obj, "metadata", DOC_OBJECT, DECODE_REQUIRED, &md);
 	if (rc == ERR_OK)
 		rc = read_string(c, md, "name", REQUIRED | NONEMPTY, &out->name);
 	if (rc == ERR_OK)
@@ -429,7 +291,6 @@ static enum err decode_metadata(struct ctx *c, const struct doc *obj,
 	if (rc == ERR_OK)
 		rc = read_string(c, md, "resourceVersion", 0,
 				 &out->resource_version);
-out:
 	doc_path_pop(&c->path, mark);
 	return rc;
 }
@@ -462,22 +323,48 @@ static bool api_version_known(const char *v)
 	return strcmp(v, API_V1ALPHA1) == 0 || strcmp(v, API_V1ALPHA2) == 0;
 }
 
-static enum err check_api_version(struct ctx *c, const char *v)
+static enum err check_api_version(struct decode_ctx *c, const char *v)
 {
 	char quoted[DOC_QUOTE_CAP];
 
 	if (v == NULL)
-		return fail(c, ERR_INVALID, "missing");
+		return decode_fail(c, ERR_INVALID, "missing");
 	if (api_version_known(v))
 		return ERR_OK;
 	doc_quote(quoted, sizeof quoted, v, strlen(v));
-	return fail(c, ERR_INVALID, "%s: expected %s or %s", quoted,
-		    API_V1ALPHA1, API_V1ALPHA2);
+	return decode_fail(c, ERR_INVALID, "%s: expected %s or %s", quoted,
+			   API_V1ALPHA1, API_V1ALPHA2);
+}
+
+/* The arrays of an object: topologyPolicies, attributes (then the legacy
+ * fingerprint) and zones, in that order. */
+static enum err decode_arrays(struct decode_ctx *c, const struct doc *obj,
+			      struct nrt_object *out)
+{
+	void *policies = out->policies, *attributes = out->attributes;
+	void *zones = out->zones;
+	enum err rc;
+
+	rc = decode_array(c, obj, "topologyPolicies", 0, sizeof *out->policies,
+			  &policies, &out->npolicies, decode_policy, NULL);
+	out->policies = policies;
+	if (rc != ERR_OK)
+		return rc;
+	rc = decode_array(c, obj, "attributes", 0, sizeof *out->attributes,
+			  &attributes, &out->nattributes, decode_attribute, NULL);
+	out->attributes = attributes;
+	if (rc != ERR_OK)
+		return rc;
+	legacy_fingerprint(obj, out);
+	rc = decode_array(c, obj, "zones", DECODE_REQUIRED, sizeof *out->zones,
+			  &zones, &out->nzones, decode_zone, NULL);
+	out->zones = zones;
+	return rc;
 }
 
 /* One object. Items of a list may leave out kind, and apiVersion when the
  * list gives one (default_api). */
-static enum err decode_object(struct ctx *c, const struct doc *d, bool in_list,
+static enum err decode_object(struct decode_ctx *c, const struct doc *d, bool in_list,
 			      const char *default_api, struct nrt_object *out)
 {
 	char quoted[DOC_QUOTE_CAP];
@@ -485,7 +372,7 @@ static enum err decode_object(struct ctx *c, const struct doc *d, bool in_list,
 	size_t mark;
 	enum err rc;
 
-	rc = expect(c, d, DOC_OBJECT);
+	rc = decode_expect(c, d, DOC_OBJECT);
 	if (rc != ERR_OK)
 		return rc;
 
@@ -493,7 +380,7 @@ static enum err decode_object(struct ctx *c, const struct doc *d, bool in_list,
 	rc = text_at(c, d, "kind", in_list ? 0 : REQUIRED, &text);
 	if (rc == ERR_OK && text != NULL && strcmp(text, KIND_OBJECT) != 0) {
 		doc_quote(quoted, sizeof quoted, text, strlen(text));
-		rc = fail(c, ERR_INVALID, "%s: expected %s", quoted, KIND_OBJECT);
+		rc = decode_fail(c, ERR_INVALID, "%s: expected %s", quoted, KIND_OBJECT);
 	}
 	doc_path_pop(&c->path, mark);
 	if (rc != ERR_OK)
@@ -514,24 +401,18 @@ static enum err decode_object(struct ctx *c, const struct doc *d, bool in_list,
 	if (rc == ERR_OK)
 		rc = decode_metadata(c, d, out);
 	if (rc == ERR_OK)
-		rc = decode_policies(c, d, out);
-	if (rc == ERR_OK)
-		rc = decode_attributes(c, d, out);
-	if (rc == ERR_OK)
-		legacy_fingerprint(d, out);
-	if (rc == ERR_OK)
-		rc = decode_zones(c, d, out);
+		rc = decode_arrays(c, d, out);
 	return rc;
 }
 
 enum err nrt_decode_doc(const struct doc *d, const char *origin,
 			struct nrt_object *out, struct errmsg *msg)
 {
-	struct ctx c = { .origin = origin, .msg = msg };
+	struct decode_ctx c;
 	enum err rc;
 
 	memset(out, 0, sizeof *out);
-	doc_path_init(&c.path);
+	decode_ctx_init(&c, origin, msg);
 	rc = decode_object(&c, d, false, NULL, out);
 	if (rc != ERR_OK)
 		nrt_object_cleanup(out);
@@ -582,7 +463,7 @@ static const char *peek_name(const struct doc *d)
  * several objects) the element stays as a placeholder that carries the
  * message (nrt_object.invalid) and the item's node name when readable, and
  * the call succeeds; without, it is dropped and the error returned. */
-static enum err objlist_decode(struct objlist *l, struct ctx *c,
+static enum err objlist_decode(struct objlist *l, struct decode_ctx *c,
 			       const struct doc *d, bool in_list,
 			       const char *default_api, bool isolate)
 {
@@ -621,7 +502,7 @@ static void item_origin(char *buf, size_t size, const char *origin, size_t doc,
 		snprintf(buf, size, "%s", origin);
 }
 
-static enum err decode_list(struct objlist *l, struct ctx *c,
+static enum err decode_list(struct objlist *l, struct decode_ctx *c,
 			    const struct doc *d, const char *kind)
 {
 	const char *default_api = NULL;
@@ -641,11 +522,7 @@ static enum err decode_list(struct objlist *l, struct ctx *c,
 			return rc;
 	}
 	mark = doc_path_key(&c->path, "items");
-	items = doc_lookup(d, "items");
-	if (items == NULL)
-		rc = fail(c, ERR_INVALID, "missing");
-	else
-		rc = expect(c, items, DOC_ARRAY);
+	rc = decode_field(c, d, "items", DOC_ARRAY, DECODE_REQUIRED, &items);
 	for (i = 0; rc == ERR_OK && i < items->nchildren; i++) {
 		const struct doc *item = items->children[i].value;
 		size_t m = doc_path_index(&c->path, i);
@@ -704,12 +581,12 @@ enum err nrt_decode_buffer(const char *buf, size_t len, const char *origin,
 		several = true;
 	for (i = 0; i < ndocs; i++) {
 		char numbered[512];
-		struct ctx c = { .origin = origin, .msg = msg };
+		struct decode_ctx c;
 		const char *kind;
 
 		if (doc_is_null(docs[i]))
 			continue;
-		doc_path_init(&c.path);
+		decode_ctx_init(&c, origin, msg);
 		kind = list_kind(docs[i]);
 		if (kind != NULL) {
 			if (nonnull > 1) {
@@ -779,16 +656,6 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*x, *y);
 }
 
-static void set_errno_msg(struct errmsg *msg, const char *path,
-			  const char *what, int e)
-{
-	char buf[128];
-
-	if (strerror_r(e, buf, sizeof buf) != 0)
-		snprintf(buf, sizeof buf, "error %d", e);
-	errmsg_set(msg, "%s: %s: %s", path, what, buf);
-}
-
 static enum err load_dir(const char *path, struct objlist *l,
 			 struct errmsg *msg)
 {
@@ -800,7 +667,7 @@ static enum err load_dir(const char *path, struct objlist *l,
 
 	dir = opendir(path);
 	if (dir == NULL) {
-		set_errno_msg(msg, path, "cannot open directory", errno);
+		doc_error_errno(msg, path, "cannot open directory", errno);
 		return ERR_IO;
 	}
 	for (;;) {
@@ -819,7 +686,7 @@ static enum err load_dir(const char *path, struct objlist *l,
 		names[n++] = xstrdup(e->d_name);
 	}
 	if (errno != 0) {
-		set_errno_msg(msg, path, "cannot read directory", errno);
+		doc_error_errno(msg, path, "cannot read directory", errno);
 		rc = ERR_IO;
 		goto out;
 	}

@@ -4,7 +4,6 @@
  * every defaulting rule to topology/. */
 #include "extender/codec/pod_decode.h"
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,50 +11,14 @@
 
 #include <json-c/json.h>
 
+#include "extender/codec/decode.h"
 #include "extender/xalloc.h"
 #include "topology/names.h"
 #include "topology/quantity.h"
 
-struct ctx {
-	const char *origin;
-	struct errmsg *msg;
-	struct doc_path path;
-};
-
-static enum err fail(struct ctx *c, enum err rc, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static enum err fail(struct ctx *c, enum err rc, const char *fmt, ...)
-{
-	char problem[sizeof c->msg->text];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(problem, sizeof problem, fmt, ap);
-	va_end(ap);
-	doc_errorf(c->msg, c->origin, &c->path, "%s", problem);
-	return rc;
-}
-
-/* For problems a callee (doc_read_*, quantity_parse) already wrote. */
-static enum err fail_prefixed(struct ctx *c, enum err rc)
-{
-	doc_error_prefix(c->msg, c->origin, &c->path);
-	return rc;
-}
-
-static enum err expect(struct ctx *c, const struct doc *d, enum doc_kind kind)
-{
-	if (d->kind == kind)
-		return ERR_OK;
-	return fail(c, ERR_INVALID, "expected %s, got %s",
-		    kind == DOC_ARRAY ? "an array" : "an object",
-		    doc_kind_name(d));
-}
-
 /* Borrows obj.key's text, or NULL when absent. The caller has pushed key
  * onto the path. */
-static enum err text_at(struct ctx *c, const struct doc *obj, const char *key,
+static enum err text_at(struct decode_ctx *c, const struct doc *obj, const char *key,
 			const char **out)
 {
 	const struct doc *d = doc_lookup(obj, key);
@@ -66,13 +29,13 @@ static enum err text_at(struct ctx *c, const struct doc *obj, const char *key,
 		return ERR_OK;
 	rc = doc_read_string(d, 0, out, NULL, c->msg);
 	if (rc != ERR_OK)
-		return fail_prefixed(c, rc);
+		return decode_fail_prefixed(c, rc);
 	return ERR_OK;
 }
 
 /* Copies an optional string field (NULL when absent); with required, an
  * absent or empty field is an error. */
-static enum err read_string(struct ctx *c, const struct doc *obj,
+static enum err read_string(struct decode_ctx *c, const struct doc *obj,
 			    const char *key, bool required, char **out)
 {
 	size_t mark = doc_path_key(&c->path, key);
@@ -81,31 +44,20 @@ static enum err read_string(struct ctx *c, const struct doc *obj,
 
 	rc = text_at(c, obj, key, &text);
 	if (rc == ERR_OK && required && text == NULL)
-		rc = fail(c, ERR_INVALID, "missing");
+		rc = decode_fail(c, ERR_INVALID, "missing");
 	else if (rc == ERR_OK && required && text[0] == '\0')
-		rc = fail(c, ERR_INVALID, "must not be empty");
+		rc = decode_fail(c, ERR_INVALID, "must not be empty");
 	if (rc == ERR_OK && text != NULL)
 		*out = xstrdup(text);
 	doc_path_pop(&c->path, mark);
 	return rc;
 }
 
-/* Looks up an optional field that must be an object when present. The
- * caller has pushed key onto the path. */
-static enum err optional_object(struct ctx *c, const struct doc *obj,
-				const char *key, const struct doc **out)
-{
-	*out = doc_lookup(obj, key);
-	if (*out == NULL)
-		return ERR_OK;
-	return expect(c, *out, DOC_OBJECT);
-}
-
 /* A request or limit: not negative, and small enough that the kubelet's
  * integer views of it exist (Value(), and MilliValue() for cpu, in int64):
  * an absurdly large one is refused here with the field named rather than
  * left to overflow later. */
-static enum err decode_quantity(struct ctx *c, const struct doc *d,
+static enum err decode_quantity(struct decode_ctx *c, const struct doc *d,
 				const char *name, struct quantity *q)
 {
 	char quoted[DOC_QUOTE_CAP];
@@ -114,27 +66,27 @@ static enum err decode_quantity(struct ctx *c, const struct doc *d,
 
 	if (d->kind != DOC_STRING && d->kind != DOC_PLAIN &&
 	    d->kind != DOC_NUMBER)
-		return fail(c, ERR_INVALID, "expected a quantity, got %s",
-			    doc_kind_name(d));
+		return decode_fail(c, ERR_INVALID, "expected a quantity, got %s",
+				   doc_kind_name(d));
 	rc = quantity_parse(d->text, d->len, q, c->msg);
 	if (rc != ERR_OK)
-		return fail_prefixed(c, rc);
+		return decode_fail_prefixed(c, rc);
 	if (quantity_sign(q) < 0) {
 		doc_quote(quoted, sizeof quoted, d->text, d->len);
-		return fail(c, ERR_INVALID, "%s: must not be negative", quoted);
+		return decode_fail(c, ERR_INVALID, "%s: must not be negative", quoted);
 	}
 	if (quantity_scaled(q, 0, &v) != ERR_OK ||
 	    (strcmp(name, "cpu") == 0 && quantity_scaled(q, -3, &v) != ERR_OK)) {
 		doc_quote(quoted, sizeof quoted, d->text, d->len);
-		return fail(c, ERR_RANGE, "%s: out of range (more than 2^63-1%s)", quoted,
-			    strcmp(name, "cpu") == 0 ? " millicores" : "");
+		return decode_fail(c, ERR_RANGE, "%s: out of range (more than 2^63-1%s)", quoted,
+				   strcmp(name, "cpu") == 0 ? " millicores" : "");
 	}
 	return ERR_OK;
 }
 
 /* resources.requests or resources.limits: a map of resource name to
  * quantity, kept in source order. */
-static enum err decode_quantities(struct ctx *c, const struct doc *res,
+static enum err decode_quantities(struct decode_ctx *c, const struct doc *res,
 				  const char *key, struct pod_quantity **list,
 				  size_t *n)
 {
@@ -144,7 +96,7 @@ static enum err decode_quantities(struct ctx *c, const struct doc *res,
 	size_t i;
 	enum err rc;
 
-	rc = optional_object(c, res, key, &map);
+	rc = decode_field(c, res, key, DOC_OBJECT, 0, &map);
 	if (rc != ERR_OK || map == NULL)
 		goto out;
 	*list = xcalloc(map->nchildren, sizeof **list);
@@ -154,7 +106,7 @@ static enum err decode_quantities(struct ctx *c, const struct doc *res,
 		size_t m;
 
 		if (ch->key[0] == '\0') {
-			rc = fail(c, ERR_INVALID, "empty resource name");
+			rc = decode_fail(c, ERR_INVALID, "empty resource name");
 			goto out;
 		}
 		m = doc_path_key(&c->path, ch->key);
@@ -163,7 +115,7 @@ static enum err decode_quantities(struct ctx *c, const struct doc *res,
 			char quoted[DOC_QUOTE_CAP];
 
 			doc_quote(quoted, sizeof quoted, ch->key, strlen(ch->key));
-			rc = fail(c, ERR_INVALID, "%s: not a valid resource name: %s", quoted, why);
+			rc = decode_fail(c, ERR_INVALID, "%s: not a valid resource name: %s", quoted, why);
 			goto out;
 		}
 		rc = decode_quantity(c, ch->value, ch->key, &(*list)[i].q);
@@ -176,15 +128,19 @@ out:
 	return rc;
 }
 
-static enum err decode_container(struct ctx *c, const struct doc *d,
-				 bool init, struct pod_container *out)
+/* One element of spec.initContainers (arg points to true) or
+ * spec.containers. */
+static enum err decode_container(struct decode_ctx *c, const struct doc *d,
+				 void *container, void *arg)
 {
+	struct pod_container *out = container;
+	bool init = *(const bool *)arg;
 	const struct doc *res;
 	const char *policy;
 	size_t mark;
 	enum err rc;
 
-	rc = expect(c, d, DOC_OBJECT);
+	rc = decode_expect(c, d, DOC_OBJECT);
 	if (rc == ERR_OK)
 		rc = read_string(c, d, "name", true, &out->name);
 	if (rc != ERR_OK)
@@ -201,10 +157,10 @@ static enum err decode_container(struct ctx *c, const struct doc *d,
 		 * set it; they run beside the app containers, which is why
 		 * the kind matters to the Topology Manager. */
 		if (!init)
-			rc = fail(c, ERR_INVALID,
-				  "%s: not allowed on an app container", quoted);
+			rc = decode_fail(c, ERR_INVALID,
+					 "%s: not allowed on an app container", quoted);
 		else if (strcmp(policy, "Always") != 0)
-			rc = fail(c, ERR_INVALID, "%s: expected Always", quoted);
+			rc = decode_fail(c, ERR_INVALID, "%s: expected Always", quoted);
 		else
 			out->kind = CONTAINER_SIDECAR;
 	}
@@ -213,7 +169,7 @@ static enum err decode_container(struct ctx *c, const struct doc *d,
 		return rc;
 
 	mark = doc_path_key(&c->path, "resources");
-	rc = optional_object(c, d, "resources", &res);
+	rc = decode_field(c, d, "resources", DOC_OBJECT, 0, &res);
 	if (rc == ERR_OK && res != NULL)
 		rc = decode_quantities(c, res, "requests", &out->requests,
 				       &out->nrequests);
@@ -224,50 +180,25 @@ static enum err decode_container(struct ctx *c, const struct doc *d,
 	return rc;
 }
 
-/* Appends spec.<key> to out->containers. */
-static enum err decode_containers(struct ctx *c, const struct doc *spec,
+/* Appends spec.<key> to out->containers: initContainers may be absent,
+ * containers must list one at least. */
+static enum err decode_containers(struct decode_ctx *c, const struct doc *spec,
 				  const char *key, bool init,
 				  struct pod_spec *out)
 {
-	size_t mark = doc_path_key(&c->path, key);
-	const struct doc *arr = doc_lookup(spec, key);
-	size_t i, base;
-	enum err rc = ERR_OK;
+	void *v = out->containers;
+	enum err rc;
 
-	if (arr == NULL) {
-		if (!init)
-			rc = fail(c, ERR_INVALID, "missing");
-		goto out;
-	}
-	rc = expect(c, arr, DOC_ARRAY);
-	if (rc != ERR_OK)
-		goto out;
-	if (!init && arr->nchildren == 0) {
-		rc = fail(c, ERR_INVALID, "must not be empty");
-		goto out;
-	}
-	base = out->ncontainers;
-	out->containers = xreallocarray(out->containers, base + arr->nchildren,
-					sizeof *out->containers);
-	memset(out->containers + base, 0,
-	       arr->nchildren * sizeof *out->containers);
-	out->ncontainers = base + arr->nchildren;
-	for (i = 0; i < arr->nchildren; i++) {
-		size_t m = doc_path_index(&c->path, i);
-
-		rc = decode_container(c, arr->children[i].value, init,
-				      &out->containers[base + i]);
-		if (rc != ERR_OK)
-			goto out;
-		doc_path_pop(&c->path, m);
-	}
-out:
-	doc_path_pop(&c->path, mark);
+	rc = decode_array(c, spec, key,
+			  init ? 0 : DECODE_REQUIRED | DECODE_NONEMPTY,
+			  sizeof *out->containers, &v, &out->ncontainers,
+			  decode_container, &init);
+	out->containers = v;
 	return rc;
 }
 
 /* Container names are unique across init and app containers in a pod. */
-static enum err check_names(struct ctx *c, const struct pod_spec *pod,
+static enum err check_names(struct decode_ctx *c, const struct pod_spec *pod,
 			    size_t ninit)
 {
 	char quoted[DOC_QUOTE_CAP];
@@ -289,13 +220,13 @@ static enum err check_names(struct ctx *c, const struct pod_spec *pod,
 		}
 		doc_path_key(&c->path, "name");
 		doc_quote(quoted, sizeof quoted, names[dup], strlen(names[dup]));
-		rc = fail(c, ERR_INVALID, "duplicate container name %s", quoted);
+		rc = decode_fail(c, ERR_INVALID, "duplicate container name %s", quoted);
 	}
 	free(names);
 	return rc;
 }
 
-static enum err decode_status(struct ctx *c, const struct doc *pod,
+static enum err decode_status(struct decode_ctx *c, const struct doc *pod,
 			      struct pod_spec *out)
 {
 	static const struct {
@@ -312,7 +243,7 @@ static enum err decode_status(struct ctx *c, const struct doc *pod,
 	size_t i, m;
 	enum err rc;
 
-	rc = optional_object(c, pod, "status", &status);
+	rc = decode_field(c, pod, "status", DOC_OBJECT, 0, &status);
 	if (rc != ERR_OK || status == NULL)
 		goto out;
 	m = doc_path_key(&c->path, "qosClass");
@@ -328,9 +259,9 @@ static enum err decode_status(struct ctx *c, const struct doc *pod,
 			char quoted[DOC_QUOTE_CAP];
 
 			doc_quote(quoted, sizeof quoted, text, strlen(text));
-			rc = fail(c, ERR_INVALID,
-				  "%s: expected Guaranteed, Burstable or BestEffort",
-				  quoted);
+			rc = decode_fail(c, ERR_INVALID,
+					 "%s: expected Guaranteed, Burstable or BestEffort",
+					 quoted);
 		}
 	}
 	doc_path_pop(&c->path, m);
@@ -339,7 +270,7 @@ out:
 	return rc;
 }
 
-static enum err decode_pod(struct ctx *c, const struct doc *d,
+static enum err decode_pod(struct decode_ctx *c, const struct doc *d,
 			   struct pod_spec *out)
 {
 	const struct doc *md, *spec;
@@ -347,7 +278,7 @@ static enum err decode_pod(struct ctx *c, const struct doc *d,
 	size_t mark, ninit;
 	enum err rc;
 
-	rc = expect(c, d, DOC_OBJECT);
+	rc = decode_expect(c, d, DOC_OBJECT);
 	if (rc != ERR_OK)
 		return rc;
 
@@ -357,18 +288,14 @@ static enum err decode_pod(struct ctx *c, const struct doc *d,
 		char quoted[DOC_QUOTE_CAP];
 
 		doc_quote(quoted, sizeof quoted, kind, strlen(kind));
-		rc = fail(c, ERR_INVALID, "%s: expected Pod", quoted);
+		rc = decode_fail(c, ERR_INVALID, "%s: expected Pod", quoted);
 	}
 	doc_path_pop(&c->path, mark);
 	if (rc != ERR_OK)
 		return rc;
 
 	mark = doc_path_key(&c->path, "metadata");
-	md = doc_lookup(d, "metadata");
-	if (md == NULL)
-		rc = fail(c, ERR_INVALID, "missing");
-	else
-		rc = expect(c, md, DOC_OBJECT);
+	rc = decode_field(c, d, "metadata", DOC_OBJECT, DECODE_REQUIRED, &md);
 	if (rc == ERR_OK)
 		rc = read_string(c, md, "name", true, &out->name);
 	if (rc == ERR_OK)
@@ -385,11 +312,7 @@ static enum err decode_pod(struct ctx *c, const struct doc *d,
 	}
 
 	mark = doc_path_key(&c->path, "spec");
-	spec = doc_lookup(d, "spec");
-	if (spec == NULL)
-		rc = fail(c, ERR_INVALID, "missing");
-	else
-		rc = expect(c, spec, DOC_OBJECT);
+	rc = decode_field(c, d, "spec", DOC_OBJECT, DECODE_REQUIRED, &spec);
 	if (rc == ERR_OK)
 		rc = decode_containers(c, spec, "initContainers", true, out);
 	ninit = out->ncontainers;
@@ -406,11 +329,11 @@ static enum err decode_pod(struct ctx *c, const struct doc *d,
 enum err pod_decode_doc(const struct doc *d, const char *origin,
 			struct pod_spec *out, struct errmsg *msg)
 {
-	struct ctx c = { .origin = origin, .msg = msg };
+	struct decode_ctx c;
 	enum err rc;
 
 	memset(out, 0, sizeof *out);
-	doc_path_init(&c.path);
+	decode_ctx_init(&c, origin, msg);
 	rc = decode_pod(&c, d, out);
 	if (rc != ERR_OK)
 		pod_spec_cleanup(out);

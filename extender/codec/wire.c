@@ -554,6 +554,28 @@ static enum err parse(const char *body, size_t len, struct json_object **root,
 	return rc;
 }
 
+/* A request body that must be one JSON object, args naming it in the
+ * message: *root, which the caller puts (NULL when it does not parse). */
+static enum err parse_object(const char *body, size_t len, const char *args,
+			     struct json_object **root, struct errmsg *msg)
+{
+	enum err rc;
+
+	*root = NULL;
+	if (len > INT_MAX) {
+		errmsg_set(msg, "request body larger than %d bytes", INT_MAX);
+		return ERR_TOO_LARGE;
+	}
+	rc = parse(body, len, root, msg);
+	if (rc != ERR_OK)
+		return rc;
+	if (!json_object_is_type(*root, json_type_object)) {
+		errmsg_set(msg, "%s: expected an object, got %s", args, kind_name(*root));
+		return ERR_INVALID;
+	}
+	return ERR_OK;
+}
+
 /* Checks one node name; path is printed as list[i]field. */
 static enum err check_name(struct json_object *jo, const char *list, size_t i,
 			   const char *field, struct errmsg *msg)
@@ -1200,18 +1222,10 @@ enum err wire_decode_binding(const char *body, size_t len, struct wire_binding *
 	slots[1] = &out->pod_namespace;
 	slots[2] = &out->pod_uid;
 	slots[3] = &out->node;
-	if (len > INT_MAX) {
-		errmsg_set(msg, "request body larger than %d bytes", INT_MAX);
-		return ERR_TOO_LARGE;
-	}
-	rc = parse(body, len, &root, msg);
+	rc = parse_object(body, len, "ExtenderBindingArgs", &root, msg);
 	if (rc != ERR_OK)
-		return rc;
-	rc = ERR_INVALID;
-	if (!json_object_is_type(root, json_type_object)) {
-		errmsg_set(msg, "ExtenderBindingArgs: expected an object, got %s", kind_name(root));
 		goto out;
-	}
+	rc = ERR_INVALID;
 	json_object_object_foreach(root, key, val) {
 		for (f = 0; f < 4; f++) {
 			if (!fold_equal(key, strlen(key), names[f]))
@@ -1382,18 +1396,10 @@ enum err wire_decode_preemption(const char *body, size_t len, struct wire_preemp
 	enum err rc;
 
 	memset(out, 0, sizeof *out);
-	if (len > INT_MAX) {
-		errmsg_set(msg, "request body larger than %d bytes", INT_MAX);
-		return ERR_TOO_LARGE;
-	}
-	rc = parse(body, len, &root, msg);
+	rc = parse_object(body, len, "ExtenderPreemptionArgs", &root, msg);
 	if (rc != ERR_OK)
-		return rc;
-	rc = ERR_INVALID;
-	if (!json_object_is_type(root, json_type_object)) {
-		errmsg_set(msg, "ExtenderPreemptionArgs: expected an object, got %s", kind_name(root));
 		goto out;
-	}
+	rc = ERR_INVALID;
 	pod = member(root, "Pod");
 	if (is_null(pod) || !json_object_is_type(pod, json_type_object)) {
 		errmsg_set(msg, "Pod: expected an object, got %s", pod ? kind_name(pod) : "nothing");

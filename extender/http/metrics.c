@@ -389,32 +389,3 @@ char *metrics_render(size_t *len)
 	}
 	return textbuf_take(&b, len);
 }
-
-void metrics_reset(void)
-{
-	size_t v, i;
-
-	for (v = 0; v < METRICS_NVERBS; v++) {
-		for (i = 0; i <= NCODES; i++)
-			atomic_store(&requests[v][i], 0);
-		for (i = 0; i <= NBUCKETS; i++)
-			atomic_store(&hist[v][i], 0);
-		atomic_store(&hist_sum_ns[v], 0);
-		for (i = 0; i < DECISION_NOUTCOMES; i++)
-			atomic_store(&nodes[v][i], 0);
-	}
-	for (i = 0; i < NREASONS; i++)
-		atomic_store(&rejections[i], 0);
-	atomic_store(&inventory_nodes, 0);
-	atomic_store(&inventory_generation, 0);
-	atomic_store(&inventory_errors, 0);
-	atomic_store(&inventory_reloads, 0);
-	atomic_store(&config_reloads_ok, 0);
-	atomic_store(&config_reloads_err, 0);
-	atomic_store(&binds_ok, 0);
-	atomic_store(&binds_err, 0);
-	atomic_store(&kube_restarts, 0);
-	atomic_store(&kube_relists, 0);
-	for (i = 0; i <= NEVENTS; i++)
-		atomic_store(&kube_events[i], 0);
-}

@@ -52,7 +52,4 @@ void metrics_set_ledger(struct ledger *l);
 /* Renders everything into a new malloc'd buffer (*len without the NUL). */
 char *metrics_render(size_t *len);
 
-/* Zeroes everything (tests). */
-void metrics_reset(void);
-
 #endif

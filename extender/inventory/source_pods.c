@@ -378,8 +378,3 @@ void source_pods_stop(struct source_pods *s)
 	kube_reflector_stop(s->reflector);
 	free(s);
 }
-
-bool source_pods_listed(struct source_pods *s)
-{
-	return s && s->reflector && kube_reflector_listed(s->reflector);
-}
