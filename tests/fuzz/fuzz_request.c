@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: whole request bodies, as kube-scheduler (or anyone who
- * reaches the port) sends them, through the filter, prioritize and bind
- * handlers with everything on: the decision log, the assumed-pod ledger, and
+ * reaches the port) sends them, through the filter, prioritize, bind and
+ * preempt handlers with everything on: the decision log, the assumed-pod ledger, and
  * bind talking to a fake API server on loopback that holds a few unbound
- * pods. The first byte picks the verb; the rest is the body. A fixed
+ * pods. The first byte picks the verb (modulo 4); the rest is the body. A fixed
  * inventory of four nodes (2 and 4 NUMA, every policy) arrives through the
  * NRT source's watch handling. Invariants: every reply has a status and a
- * body; 200 replies to filter and bind are JSON objects, to prioritize a
+ * body; 200 replies to filter, bind and preempt are JSON objects, to prioritize a
  * JSON array. */
 #include <json-c/json.h>
 #include <stdint.h>
@@ -132,14 +132,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (size < 1)
 		return 0;
-	verb = data[0] % 3;
+	verb = data[0] % 4;
 	memset(&r, 0, sizeof r);
 	if (verb == 0)
 		handle_filter(&ctx, (const char *)data + 1, size - 1, &r);
 	else if (verb == 1)
 		handle_prioritize(&ctx, (const char *)data + 1, size - 1, &r);
-	else
+	else if (verb == 2)
 		handle_bind(&ctx, (const char *)data + 1, size - 1, &r);
+	else
+		handle_preempt(&ctx, (const char *)data + 1, size - 1, &r);
 	if (r.status < 200 || r.body == NULL || r.content_type == NULL)
 		abort();
 	if (r.status == 200) {
