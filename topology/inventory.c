@@ -685,41 +685,6 @@ static bitmask_t usage_mask(const struct inventory_node *node, const struct inve
 	return 0;
 }
 
-struct inventory_node *inventory_node_take(const struct inventory_node *node,
-					   const struct inventory_usage *usage, size_t n)
-{
-	struct inventory_node *out = node_copy(node);
-	size_t u;
-	int r, d;
-
-	for (u = 0; u < n; u++) {
-		const struct inventory_usage *x = &usage[u];
-		struct inventory_resource *res;
-		bitmask_t where;
-
-		r = x->resource ? inventory_find(out, x->resource) : -1;
-		if (r < 0 || x->amount <= 0)
-			continue;
-		res = &out->resources[r];
-		where = usage_mask(out, res, x->numa_id);
-		for (d = 0; d < out->numa_count; d++)
-			if (bitmask_is_set(where, d))
-				/* available >= 0 and amount > 0: no overflow. */
-				res->available[d] = res->available[d] > x->amount
-							    ? res->available[d] - x->amount : 0;
-	}
-	for (r = 0; r < out->nresources; r++) {
-		struct inventory_resource *res = &out->resources[r];
-
-		res->total_available = 0;
-		for (d = 0; d < out->numa_count; d++)
-			res->total_available = i64_add_sat(res->total_available, res->available[d]);
-	}
-	if (node->emptied)
-		out->emptied = inventory_node_emptied(out);
-	return out;
-}
-
 /* total_available and the emptied copy after available amounts changed. */
 static void resummarize(const struct inventory_node *node, struct inventory_node *out)
 {
@@ -736,8 +701,10 @@ static void resummarize(const struct inventory_node *node, struct inventory_node
 		out->emptied = inventory_node_emptied(out);
 }
 
-struct inventory_node *inventory_node_give(const struct inventory_node *node,
-					   const struct inventory_usage *usage, size_t n)
+/* A copy of node with each usage taken off (give false: clamped at 0) or
+ * given back (give true: clamped at allocatable). */
+static struct inventory_node *adjusted(const struct inventory_node *node,
+				       const struct inventory_usage *usage, size_t n, bool give)
 {
 	struct inventory_node *out = node_copy(node);
 	size_t u;
@@ -754,17 +721,33 @@ struct inventory_node *inventory_node_give(const struct inventory_node *node,
 		res = &out->resources[r];
 		where = usage_mask(out, res, x->numa_id);
 		for (d = 0; d < out->numa_count; d++) {
-			int64_t room;
+			int64_t *avail = &res->available[d];
 
 			if (!bitmask_is_set(where, d))
 				continue;
-			/* 0 <= available <= allocatable: room >= 0, no overflow. */
-			room = res->allocatable[d] - res->available[d];
-			res->available[d] += x->amount < room ? x->amount : room;
+			/* 0 <= available <= allocatable and amount > 0: neither
+			 * the difference nor the sum below can overflow. */
+			if (give)
+				*avail += x->amount < res->allocatable[d] - *avail
+						  ? x->amount : res->allocatable[d] - *avail;
+			else
+				*avail = *avail > x->amount ? *avail - x->amount : 0;
 		}
 	}
 	resummarize(node, out);
 	return out;
+}
+
+struct inventory_node *inventory_node_take(const struct inventory_node *node,
+					   const struct inventory_usage *usage, size_t n)
+{
+	return adjusted(node, usage, n, false);
+}
+
+struct inventory_node *inventory_node_give(const struct inventory_node *node,
+					   const struct inventory_usage *usage, size_t n)
+{
+	return adjusted(node, usage, n, true);
 }
 
 void inventory_node_to_nrt(const struct inventory_node *node, struct nrt_object *out)
