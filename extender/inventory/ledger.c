@@ -984,8 +984,9 @@ size_t ledger_node_pods(struct ledger *l, const char *node, struct ledger_pod_vi
 	if (k == 0) {
 		free(*out);
 		*out = NULL;
+	} else {
+		qsort(*out, k, sizeof **out, view_cmp);
 	}
-	qsort(*out, k, sizeof **out, view_cmp);
 	return k;
 }
 
