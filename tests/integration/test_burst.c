@@ -38,6 +38,7 @@
 #include "extender/codec/pod_decode.h"
 #include "tests/support/fake_apiserver.h"
 #include "tests/support/http_client.h"
+#include "tests/support/serve_cluster.h"
 #include "tests/support/spawn.h"
 #include "topology/demand.h"
 #include "topology/inventory.h"
@@ -50,19 +51,6 @@
 #define PODS 40
 #define FIT 32
 
-static const char *bin(void)
-{
-	return getenv("BIN") ? getenv("BIN") : "bin/numa-extender";
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* --- the cluster: true state, as the kubelets hold it --- */
 
 struct pod {
@@ -72,13 +60,10 @@ struct pod {
 };
 
 struct cluster {
-	struct fake_apiserver *api;
+	struct serve_cluster s;   /* serve, its files, the fake API server */
 	int64_t cpu[NODES][NUMA], gpu[NODES][NUMA], mem[NODES][NUMA];
 	struct pod pods[PODS];
 	int admission_errors;     /* TopologyAffinityError the kubelet would raise */
-	char kubeconfig[64], config[64], log[80], decisions[96];
-	int port;
-	pid_t pid;
 };
 
 static pid_t child = -1;
@@ -160,7 +145,7 @@ static void agent_publish(struct cluster *c)
 		}
 		podfingerprint(refs, k, fp);
 		nrt_text(c, n, fp, buf, sizeof buf);
-		fake_apiserver_put(c->api, node_name(n), buf);
+		fake_apiserver_put(c->s.api, node_name(n), buf);
 	}
 }
 
@@ -215,112 +200,37 @@ static void kubelet_admit(struct cluster *c, int n, struct pod *p)
 static void write_files(struct cluster *c, const char *mode, bool bind)
 {
 	FILE *f;
-	int fd;
 
-	snprintf(c->kubeconfig, sizeof c->kubeconfig, "/tmp/numa-burst-kc-XXXXXX");
-	fd = mkstemp(c->kubeconfig);
-	assert_true(fd >= 0);
-	f = fdopen(fd, "w");
-	fprintf(f, "apiVersion: v1\nkind: Config\ncurrent-context: t\n"
-		   "contexts:\n- name: t\n  context: {cluster: fake, user: u}\n"
-		   "clusters:\n- name: fake\n  cluster:\n    server: http://127.0.0.1:%d\n"
-		   "users:\n- name: u\n  user: {token: %s}\n",
-		fake_apiserver_port(c->api), TOKEN);
-	fclose(f);
-	snprintf(c->config, sizeof c->config, "/tmp/numa-burst-cfg-XXXXXX");
-	fd = mkstemp(c->config);
-	assert_true(fd >= 0);
-	f = fdopen(fd, "w");
+	serve_cluster_write_kubeconfig(&c->s, "burst", TOKEN);
+	f = serve_cluster_open_config(&c->s, "burst");
 	/* Port 0: the extender picks one and logs it. A port chosen here
 	 * could be taken by the extender's own API connections, which it
 	 * opens before it listens. */
-	c->port = 0;
-	snprintf(c->decisions, sizeof c->decisions, "%s.decisions.jsonl", c->config);
-	fprintf(f, "decisionLog: {path: %s}\n", c->decisions);
+	c->s.port = 0;
+	fprintf(f, "decisionLog: {path: %s}\n", c->s.decisions);
 	fprintf(f, "listen: \"127.0.0.1:%d\"\nurlPrefix: /numa\n"
 		   "inventory: {source: kubernetes, kubeconfig: %s, watchIdleTimeout: 5s}\n"
 		   "ledger: {mode: %s, assumeTTL: 1h}\n"
 		   "bind: {enabled: %s}\n"
 		   "scoring: {strategy: MostAllocated}\nlog: {level: debug}\n",
-		c->port, c->kubeconfig, mode, bind ? "true" : "false");
+		c->s.port, c->s.kubeconfig, mode, bind ? "true" : "false");
 	fclose(f);
-	snprintf(c->log, sizeof c->log, "%s.log", c->config);
-}
-
-static long get(struct cluster *c, const char *path, char **body)
-{
-	struct http_client *h = http_client_new(NULL, NULL, NULL);
-	struct http_response r;
-	char url[256];
-	long status;
-
-	snprintf(url, sizeof url, "http://127.0.0.1:%d%s", c->port, path);
-	http_request(h, "GET", url, NULL, 0, false, &r);
-	status = r.curl_error ? -1 : r.status;
-	if (body)
-		*body = strdup(r.body ? r.body : "");
-	http_response_cleanup(&r);
-	http_client_free(h);
-	return status;
-}
-
-static struct json_object *post(struct http_client *h, struct cluster *c, const char *verb,
-				const char *body)
-{
-	struct http_response r;
-	struct json_object *o;
-	char url[256];
-
-	snprintf(url, sizeof url, "http://127.0.0.1:%d/numa/%s", c->port, verb);
-	http_request(h, "POST", url, body, strlen(body), false, &r);
-	if (r.status != 200)
-		fail_msg("%s answered %ld: %s", verb, r.status, r.body ? r.body : "");
-	o = json_tokener_parse(r.body);
-	assert_non_null(o);
-	http_response_cleanup(&r);
-	return o;
 }
 
 static void start_extender(struct cluster *c)
 {
-	double t0;
-	const char *argv[] = { bin(), "serve", "--config", c->config, NULL };
-	pid_t pid = spawn_process(argv, c->log);
-
-	child = c->pid = pid;
-	for (t0 = now_s(); c->port == 0 && now_s() - t0 < 20; usleep(10 * 1000)) {
-		char *log, *at;
-
-		if (access(c->log, R_OK) != 0)
-			continue; /* the child has not opened it yet */
-		log = read_file_or_die(c->log, NULL);
-		at = strstr(log, "msg=\"listening\"");
-
-		if (at && (at = strstr(at, " port=")) != NULL)
-			c->port = atoi(at + 6);
-		free(log);
-	}
-	if (c->port == 0)
-		fail_msg("the extender never listened (see %s)", c->log);
-	/* Ready only once the NRTs and the pods are listed. */
-	for (t0 = now_s(); now_s() - t0 < 20; usleep(25 * 1000))
-		if (get(c, "/readyz", NULL) == 200)
-			return;
-	fail_msg("the extender never became ready (see %s)", c->log);
+	serve_cluster_launch(&c->s);
+	child = c->s.pid;
+	assert_true(serve_cluster_wait_ready(&c->s));
 }
 
 static void stop_extender(struct cluster *c)
 {
-	int status;
-
-	kill(c->pid, SIGTERM);
-	waitpid(c->pid, &status, 0);
-	child = -1;
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
-	unlink(c->config);
-	unlink(c->kubeconfig);
-	unlink(c->log);
+	child = -1; /* serve_cluster_terminate reaps it, whatever its status */
+	assert_int_equal(serve_cluster_terminate(&c->s), 0);
+	unlink(c->s.config);
+	unlink(c->s.kubeconfig);
+	unlink(c->s.log);
 }
 
 /* Every recorded decision replays to the same answer: the log holds the
@@ -330,15 +240,15 @@ static void replay_is_identical(struct cluster *c)
 	char cmd[512];
 	int status;
 
-	snprintf(cmd, sizeof cmd, "%s replay --log %s > %s.replay 2>&1", bin(), c->decisions, c->decisions);
+	snprintf(cmd, sizeof cmd, "%s replay --log %s > %s.replay 2>&1", spawn_serve_bin(), c->s.decisions, c->s.decisions);
 	status = system(cmd);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		snprintf(cmd, sizeof cmd, "tail -5 %s.replay >&2", c->decisions);
+		snprintf(cmd, sizeof cmd, "tail -5 %s.replay >&2", c->s.decisions);
 		if (system(cmd) != 0)
 			print_message("cannot show the replay output\n");
 		fail_msg("replay of the burst's decision log differs (exit %d)", WEXITSTATUS(status));
 	}
-	snprintf(cmd, sizeof cmd, "%s.replay", c->decisions);
+	snprintf(cmd, sizeof cmd, "%s.replay", c->s.decisions);
 	{
 		char *out = read_file_or_die(cmd, NULL), *at = strstr(out, " calls replayed: ");
 		unsigned long calls = 0, same = 0;
@@ -353,7 +263,7 @@ static void replay_is_identical(struct cluster *c)
 		free(out);
 	}
 	unlink(cmd);
-	unlink(c->decisions);
+	unlink(c->s.decisions);
 }
 
 /* Polls the ledger of node n until it lists uid (the watch delivered it). */
@@ -363,29 +273,14 @@ static void wait_ledger_has(struct cluster *c, int n, const char *uid)
 	double t0;
 
 	snprintf(path, sizeof path, "/ledger/%s", node_name(n));
-	for (t0 = now_s(); now_s() - t0 < 10; usleep(5 * 1000)) {
-		bool seen = get(c, path, &body) == 200 && strstr(body, uid) != NULL;
+	for (t0 = serve_cluster_now(); serve_cluster_now() - t0 < 10; usleep(5 * 1000)) {
+		bool seen = serve_cluster_get(&c->s, path, &body) == 200 && strstr(body, uid) != NULL;
 
 		free(body);
 		if (seen)
 			return;
 	}
 	fail_msg("the ledger of %s never saw pod %s", node_name(n), uid);
-}
-
-static int64_t metric(struct cluster *c, const char *name)
-{
-	char *body = NULL, *at;
-	int64_t v = -1;
-
-	assert_int_equal(get(c, "/metrics", &body), 200);
-	at = strstr(body, name);
-	while (at && at > body && at[-1] != '\n')
-		at = strstr(at + 1, name);
-	if (at)
-		v = (int64_t)strtod(at + strlen(name), NULL);
-	free(body);
-	return v;
 }
 
 /* --- kube-scheduler --- */
@@ -413,7 +308,8 @@ static bool schedule(struct cluster *c, struct http_client *h, struct pod *p, bo
 	size_t i;
 
 	request_body(p, body, sizeof body);
-	fr = post(h, c, "filter", body);
+	fr = serve_cluster_post(&c->s, h, "filter", body);
+	assert_non_null(fr);
 	json_object_object_get_ex(fr, "NodeNames", &names);
 	json_object_object_get_ex(fr, "FailedNodes", &failed);
 	assert_string_equal(json_object_get_string(json_object_object_get(fr, "Error")), "");
@@ -439,7 +335,8 @@ static bool schedule(struct cluster *c, struct http_client *h, struct pod *p, bo
 			len += (size_t)snprintf(pbody + len, sizeof pbody - len, "%s\"%s\"", i ? "," : "",
 						json_object_get_string(json_object_array_get_idx(names, i)));
 		snprintf(pbody + len, sizeof pbody - len, "]}");
-		pr = post(h, c, "prioritize", pbody);
+		pr = serve_cluster_post(&c->s, h, "prioritize", pbody);
+		assert_non_null(pr);
 	}
 	for (i = 0; i < json_object_array_length(pr); i++) {
 		struct json_object *e = json_object_array_get_idx(pr, i);
@@ -461,7 +358,8 @@ static bool schedule(struct cluster *c, struct http_client *h, struct pod *p, bo
 		snprintf(body, sizeof body,
 			 "{\"PodName\":\"%s\",\"PodNamespace\":\"burst\",\"PodUID\":\"%s\",\"Node\":\"%s\"}", p->name,
 			 p->uid, node_name(best));
-		br = post(h, c, "bind", body);
+		br = serve_cluster_post(&c->s, h, "bind", body);
+		assert_non_null(br);
 		assert_string_equal(json_object_get_string(json_object_object_get(br, "Error")), "");
 		json_object_put(br);
 	} else {
@@ -472,7 +370,7 @@ static bool schedule(struct cluster *c, struct http_client *h, struct pod *p, bo
 
 		http_client_set_bearer(api, TOKEN);
 		snprintf(url, sizeof url, "http://127.0.0.1:%d/api/v1/namespaces/burst/pods/%s/binding",
-			 fake_apiserver_port(c->api), p->name);
+			 fake_apiserver_port(c->s.api), p->name);
 		snprintf(body, sizeof body,
 			 "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"%s\",\"namespace\":\"burst\"},"
 			 "\"target\":{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":\"%s\"}}",
@@ -497,8 +395,8 @@ static void cluster_start(struct cluster *c, bool full)
 	int n, z;
 
 	memset(c, 0, sizeof *c);
-	c->api = fake_apiserver_start(&o);
-	assert_non_null(c->api);
+	c->s.api = fake_apiserver_start(&o);
+	assert_non_null(c->s.api);
 	for (n = 0; n < NODES; n++)
 		for (z = 0; z < NUMA; z++) {
 			c->cpu[n][z] = full ? 0 : 16;
@@ -520,8 +418,8 @@ static void create_pods(struct cluster *c, int count, const char *prefix)
 
 		snprintf(c->pods[i].name, sizeof c->pods[i].name, "%s-%02d", prefix, i);
 		pod_json(&c->pods[i], NULL, text, sizeof text);
-		fake_apiserver_pod_put(c->api, "burst", c->pods[i].name, text);
-		stored = fake_apiserver_pod_get(c->api, "burst", c->pods[i].name);
+		fake_apiserver_pod_put(c->s.api, "burst", c->pods[i].name, text);
+		stored = fake_apiserver_pod_get(c->s.api, "burst", c->pods[i].name);
 		so = json_tokener_parse(stored);
 		snprintf(c->pods[i].uid, sizeof c->pods[i].uid, "%s",
 			 json_object_get_string(json_object_object_get(json_object_object_get(so, "metadata"), "uid")));
@@ -558,10 +456,10 @@ static void run_burst(const char *mode, bool bind_verb)
 		{
 			double t0;
 
-			for (t0 = now_s(); now_s() - t0 < 10; usleep(10 * 1000))
-				if (metric(&c, "numa_extender_ledger_assumed_pods ") == 0)
+			for (t0 = serve_cluster_now(); serve_cluster_now() - t0 < 10; usleep(10 * 1000))
+				if (serve_cluster_metric(&c.s, "numa_extender_ledger_assumed_pods ") == 0)
 					break;
-			assert_int_equal(metric(&c, "numa_extender_ledger_assumed_pods "), 0);
+			assert_int_equal(serve_cluster_metric(&c.s, "numa_extender_ledger_assumed_pods "), 0);
 		}
 		if (progress == 0)
 			break;
@@ -581,19 +479,19 @@ static void run_burst(const char *mode, bool bind_verb)
 			assert_true(c.gpu[n][z] >= 0);
 		}
 	/* Flushed by fingerprint, never by age. */
-	assert_true(metric(&c, "numa_extender_ledger_flushes_total{cause=\"fingerprint\"} ") >= FIT);
-	assert_int_equal(metric(&c, "numa_extender_ledger_flushes_total{cause=\"ttl\"} "), 0);
-	assert_int_equal(metric(&c, "numa_extender_ledger_pods "), FIT);
+	assert_true(serve_cluster_metric(&c.s, "numa_extender_ledger_flushes_total{cause=\"fingerprint\"} ") >= FIT);
+	assert_int_equal(serve_cluster_metric(&c.s, "numa_extender_ledger_flushes_total{cause=\"ttl\"} "), 0);
+	assert_int_equal(serve_cluster_metric(&c.s, "numa_extender_ledger_pods "), FIT);
 	if (bind_verb)
-		assert_int_equal(metric(&c, "numa_extender_binds_total{result=\"ok\"} "), FIT);
-	assert_int_equal(get(&c, "/ledger", &body), 200);
+		assert_int_equal(serve_cluster_metric(&c.s, "numa_extender_binds_total{result=\"ok\"} "), FIT);
+	assert_int_equal(serve_cluster_get(&c.s, "/ledger", &body), 200);
 	assert_non_null(strstr(body, "\"assumed\":0"));
 	assert_null(strstr(body, "\"assumed\":1"));
 	free(body);
 	http_client_free(h);
 	stop_extender(&c);
 	replay_is_identical(&c);
-	fake_apiserver_stop(c.api);
+	fake_apiserver_stop(c.s.api);
 }
 
 /* Polls a metric until it reads want; fails after 10 s. */
@@ -601,10 +499,10 @@ static void wait_metric(struct cluster *c, const char *name, int64_t want)
 {
 	double t0;
 
-	for (t0 = now_s(); now_s() - t0 < 10; usleep(10 * 1000))
-		if (metric(c, name) == want)
+	for (t0 = serve_cluster_now(); serve_cluster_now() - t0 < 10; usleep(10 * 1000))
+		if (serve_cluster_metric(&c->s, name) == want)
 			return;
-	fail_msg("%s stayed %lld, want %lld", name, (long long)metric(c, name), (long long)want);
+	fail_msg("%s stayed %lld, want %lld", name, (long long)serve_cluster_metric(&c->s, name), (long long)want);
 }
 
 /* The pod watch as the API server drives it: a pod created bound, one
@@ -625,12 +523,12 @@ static void pods_watch_follows_the_api(void **state)
 	start_extender(&c);
 	/* Created already bound (a DaemonSet pod, say): assumed at once. */
 	pod_json(&c.pods[0], node_name(0), text, sizeof text);
-	fake_apiserver_pod_put(c.api, "burst", "w-0", text);
+	fake_apiserver_pod_put(c.s.api, "burst", "w-0", text);
 	wait_metric(&c, "numa_extender_ledger_assumed_pods ", 1);
-	assert_int_equal(metric(&c, "numa_extender_ledger_pods "), 1);
+	assert_int_equal(serve_cluster_metric(&c.s, "numa_extender_ledger_pods "), 1);
 	/* A pending pod is not the ledger's business. */
 	pod_json(&c.pods[1], NULL, text, sizeof text);
-	fake_apiserver_pod_put(c.api, "burst", "w-1", text);
+	fake_apiserver_pod_put(c.s.api, "burst", "w-1", text);
 	/* It finishes: the selector no longer matches, the watch says
 	 * DELETED; its resources stay taken until the NRT shows them. */
 	pod_json(&c.pods[0], node_name(0), text, sizeof text);
@@ -641,25 +539,25 @@ static void pods_watch_follows_the_api(void **state)
 		memmove(done + 11, done + 9, strlen(done + 9) + 1);
 		memcpy(done, "\"Succeeded\"", 11);
 	}
-	fake_apiserver_pod_put(c.api, "burst", "w-0", text);
+	fake_apiserver_pod_put(c.s.api, "burst", "w-0", text);
 	wait_metric(&c, "numa_extender_ledger_pods ", 0);
-	assert_int_equal(metric(&c, "numa_extender_ledger_assumed_pods "), 1);
+	assert_int_equal(serve_cluster_metric(&c.s, "numa_extender_ledger_assumed_pods "), 1);
 	/* The watch expires: relist; the ledger agrees with the API. */
-	fake_apiserver_expire_history(c.api);
-	fake_apiserver_send_error_event_410(c.api);
+	fake_apiserver_expire_history(c.s.api);
+	fake_apiserver_send_error_event_410(c.s.api);
 	pod_json(&c.pods[1], node_name(1), text, sizeof text);
-	fake_apiserver_pod_put(c.api, "burst", "w-1", text);
+	fake_apiserver_pod_put(c.s.api, "burst", "w-1", text);
 	wait_metric(&c, "numa_extender_ledger_pods ", 1);
 	/* The agent publishes node 0 with no pods: the departed assumption
 	 * goes; w-1 on node 1 stays assumed (its NRT has not moved). */
 	podfingerprint(NULL, 0, fp);
 	nrt_text(&c, 0, fp, text, sizeof text);
-	fake_apiserver_put(c.api, node_name(0), text);
+	fake_apiserver_put(c.s.api, node_name(0), text);
 	wait_metric(&c, "numa_extender_ledger_assumed_pods ", 1);
-	assert_true(metric(&c, "numa_extender_ledger_flushes_total{cause=\"fingerprint\"} ") >= 1);
+	assert_true(serve_cluster_metric(&c.s, "numa_extender_ledger_flushes_total{cause=\"fingerprint\"} ") >= 1);
 	stop_extender(&c);
-	unlink(c.decisions);
-	fake_apiserver_stop(c.api);
+	unlink(c.s.decisions);
+	fake_apiserver_stop(c.s.api);
 }
 
 /* kube-scheduler filters the next pod before the previous pod's bind
@@ -687,7 +585,8 @@ static void bind_refuses_a_pod_that_no_longer_fits(void **state)
 		struct json_object *names = NULL;
 
 		request_body(&c.pods[i], body, sizeof body);
-		r = post(h, &c, "filter", body);
+		r = serve_cluster_post(&c.s, h, "filter", body);
+		assert_non_null(r);
 		json_object_object_get_ex(r, "NodeNames", &names);
 		assert_int_equal(json_object_array_length(names), 1);
 		assert_string_equal(json_object_get_string(json_object_array_get_idx(names, 0)), "gpu-a");
@@ -697,7 +596,8 @@ static void bind_refuses_a_pod_that_no_longer_fits(void **state)
 		snprintf(body, sizeof body,
 			 "{\"PodName\":\"%s\",\"PodNamespace\":\"burst\",\"PodUID\":\"%s\",\"Node\":\"gpu-a\"}",
 			 c.pods[i].name, c.pods[i].uid);
-		r = post(h, &c, "bind", body);
+		r = serve_cluster_post(&c.s, h, "bind", body);
+		assert_non_null(r);
 		if (i == 0)
 			assert_string_equal(json_object_get_string(json_object_object_get(r, "Error")), "");
 		else
@@ -705,18 +605,18 @@ static void bind_refuses_a_pod_that_no_longer_fits(void **state)
 					       "no longer fits pod burst/late-01 after pods assumed since its filter: NUMA: "));
 		json_object_put(r);
 	}
-	stored = fake_apiserver_pod_get(c.api, "burst", "late-01");
+	stored = fake_apiserver_pod_get(c.s.api, "burst", "late-01");
 	assert_null(strstr(stored, "nodeName"));
 	free(stored);
-	stored = fake_apiserver_pod_get(c.api, "burst", "late-00");
+	stored = fake_apiserver_pod_get(c.s.api, "burst", "late-00");
 	assert_non_null(strstr(stored, "\"nodeName\":\"gpu-a\""));
 	free(stored);
-	assert_int_equal(metric(&c, "numa_extender_binds_total{result=\"error\"} "), 1);
-	assert_int_equal(metric(&c, "numa_extender_ledger_assumed_pods "), 1);
+	assert_int_equal(serve_cluster_metric(&c.s, "numa_extender_binds_total{result=\"error\"} "), 1);
+	assert_int_equal(serve_cluster_metric(&c.s, "numa_extender_ledger_assumed_pods "), 1);
 	http_client_free(h);
 	stop_extender(&c);
-	unlink(c.decisions);
-	fake_apiserver_stop(c.api);
+	unlink(c.s.decisions);
+	fake_apiserver_stop(c.s.api);
 }
 
 static void burst_predicted_bind_verb(void **state)

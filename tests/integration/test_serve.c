@@ -66,19 +66,7 @@ static pid_t start(const char *config, const char *log)
 
 static long get_status(int port, const char *path, char **body)
 {
-	struct http_client *c = http_client_new(NULL, NULL, NULL);
-	struct http_response r;
-	char url[128];
-	long status;
-
-	snprintf(url, sizeof url, "http://127.0.0.1:%d%s", port, path);
-	http_request(c, "GET", url, NULL, 0, false, &r);
-	status = r.curl_error ? -1 : r.status;
-	if (body)
-		*body = strdup(r.body);
-	http_response_cleanup(&r);
-	http_client_free(c);
-	return status;
+	return http_local_request(port, "GET", path, NULL, body);
 }
 
 static void wait_ready(int port)

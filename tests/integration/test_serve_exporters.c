@@ -224,19 +224,11 @@ static struct env *env_start(bool deny)
 static int env_free(void **state)
 {
 	struct env *e = *state;
-	char cmd[256];
 
 	if (e == NULL)
 		return 0;
-	if (e->pid > 0) {
-		kill(e->pid, SIGKILL);
-		waitpid(e->pid, NULL, 0);
-	}
-	snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", e->dir, e->pods);
-	if (system(cmd) != 0)
-		print_message("cannot remove %s\n", e->dir);
-	unlink(e->config);
-	unlink(e->log);
+	spawn_cleanup(e->pid, e->dir, e->config, e->log);
+	spawn_cleanup(-1, e->pods, NULL, NULL);
 	free(e);
 	*state = NULL;
 	return 0;
@@ -245,35 +237,12 @@ static int env_free(void **state)
 static long request(struct env *e, const char *method, const char *path, const char *body,
 		    char **reply)
 {
-	struct http_client *c = http_client_new(NULL, NULL, NULL);
-	struct http_response r;
-	char url[128];
-	long status;
-
-	snprintf(url, sizeof url, "http://127.0.0.1:%d%s", e->port, path);
-	http_request(c, method, url, body, body ? strlen(body) : 0, false, &r);
-	status = r.curl_error ? -1 : r.status;
-	if (reply)
-		*reply = strdup(r.body ? r.body : "");
-	http_response_cleanup(&r);
-	http_client_free(c);
-	return status;
+	return http_local_request(e->port, method, path, body, reply);
 }
 
 static bool wait_metric(struct env *e, const char *line)
 {
-	int i;
-
-	for (i = 0; i < DEADLINE_S * 20; i++) {
-		char *m = NULL;
-		bool seen = request(e, "GET", "/metrics", NULL, &m) == 200 && strstr(m, line) != NULL;
-
-		free(m);
-		if (seen)
-			return true;
-		usleep(50 * 1000);
-	}
-	return false;
+	return http_local_wait_for(e->port, "/metrics", line, DEADLINE_S);
 }
 
 static struct json_object *member(struct json_object *o, const char *key)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct http_client {
 	CURL *curl;
@@ -120,6 +121,39 @@ void http_response_cleanup(struct http_response *r)
 {
 	free(r->body);
 	memset(r, 0, sizeof *r);
+}
+
+long http_local_request(int port, const char *method, const char *path, const char *body, char **reply)
+{
+	struct http_client *c = http_client_new(NULL, NULL, NULL);
+	struct http_response r;
+	char url[256];
+	long status;
+
+	snprintf(url, sizeof url, "http://127.0.0.1:%d%s", port, path);
+	http_request(c, method, url, body, body ? strlen(body) : 0, false, &r);
+	status = r.curl_error ? -1 : r.status;
+	if (reply)
+		*reply = strdup(r.body ? r.body : "");
+	http_response_cleanup(&r);
+	http_client_free(c);
+	return status;
+}
+
+bool http_local_wait_for(int port, const char *path, const char *text, int seconds)
+{
+	int i;
+
+	for (i = 0; i < seconds * 20; i++) {
+		char *body = NULL;
+		bool seen = http_local_request(port, "GET", path, NULL, &body) == 200 && strstr(body, text) != NULL;
+
+		free(body);
+		if (seen)
+			return true;
+		usleep(50 * 1000);
+	}
+	return false;
 }
 
 char *read_file_or_die(const char *path, size_t *len)

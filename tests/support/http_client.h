@@ -26,6 +26,15 @@ void http_request(struct http_client *c, const char *method, const char *url, co
 		  size_t len, bool chunked, struct http_response *out);
 void http_response_cleanup(struct http_response *r);
 
+/* One request on a client of its own to http://127.0.0.1:<port><path>, with
+ * body (NULL: none). Returns the HTTP status, -1 when the request failed;
+ * when reply is not NULL, *reply is a copy of the body ("" when there is
+ * none; free it). */
+long http_local_request(int port, const char *method, const char *path, const char *body, char **reply);
+/* GETs path on 127.0.0.1:<port> every 50 ms, `seconds` long at most, until
+ * it answers 200 with a body that holds text; false when it never did. */
+bool http_local_wait_for(int port, const char *path, const char *text, int seconds);
+
 /* Reads a whole file (tests only; aborts on error). */
 char *read_file_or_die(const char *path, size_t *len);
 

@@ -51,6 +51,22 @@ void mf_free(struct kz_files *files, struct kz_build *sets, size_t nsets)
 	kz_files_free(files);
 }
 
+struct mf_tree mf_tree;
+
+int mf_tree_setup(void **state)
+{
+	(void)state;
+	mf_load(&mf_tree.files, &mf_tree.sets, &mf_tree.nsets, "manifests");
+	return 0;
+}
+
+int mf_tree_teardown(void **state)
+{
+	(void)state;
+	mf_free(&mf_tree.files, mf_tree.sets, mf_tree.nsets);
+	return 0;
+}
+
 const char *mf_cm_data(const struct doc *cm, const char *key)
 {
 	const struct doc *data = doc_lookup(cm, "data");

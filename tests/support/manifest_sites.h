@@ -22,6 +22,18 @@
 void mf_load(struct kz_files *files, struct kz_build **sets, size_t *nsets, const char *root);
 void mf_free(struct kz_files *files, struct kz_build *sets, size_t nsets);
 
+/* The install manifests of a manifest test program: mf_load(..., "manifests")
+ * once for all its tests. */
+struct mf_tree {
+	struct kz_files files;  /* every *.yaml under manifests/ */
+	struct kz_build *sets;  /* manifests/base, then each overlay */
+	size_t nsets;
+};
+extern struct mf_tree mf_tree;
+/* cmocka group setup and teardown: load mf_tree, free it. */
+int mf_tree_setup(void **state);
+int mf_tree_teardown(void **state);
+
 /* A numa-extender container and its configuration. */
 struct mf_ext_site {
 	const struct kz_res *deploy;

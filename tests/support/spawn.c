@@ -2,6 +2,7 @@
 #include "tests/support/spawn.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,4 +152,23 @@ int spawn_wait_listening(const char *path, int seconds)
 		usleep(20 * 1000);
 	} while (now_s() < until);
 	return 0;
+}
+
+void spawn_cleanup(pid_t pid, const char *dir, const char *config, const char *log)
+{
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	if (dir != NULL) {
+		char cmd[PATH_MAX + 16];
+
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "cannot remove %s\n", dir);
+	}
+	if (config != NULL)
+		unlink(config);
+	if (log != NULL)
+		unlink(log);
 }

@@ -26,6 +26,12 @@ const char *spawn_serve_bin(void);
  * and -1 returned. */
 int spawn_wait_exit(pid_t pid, int seconds);
 
+/* What a test's teardown leaves behind of serve: SIGKILL to pid, reaped
+ * (pid <= 0: none), then its scratch folder dir removed with everything in
+ * it and its config and log files unlinked. Any path may be NULL; a folder
+ * that cannot be removed is reported on stderr, not failed. */
+void spawn_cleanup(pid_t pid, const char *dir, const char *config, const char *log);
+
 /* Whether the file at path (a child's log) holds text; false when it cannot
  * be read yet. */
 bool spawn_log_contains(const char *path, const char *text);

@@ -42,33 +42,15 @@ static bool nonempty(const char *s)
 	return s != NULL && *s != '\0';
 }
 
-static struct kz_files manifests; /* every *.yaml under manifests/ */
-static struct kz_build *sets;     /* manifests/base, then each overlay */
-static size_t nsets;
-
-static int setup(void **state)
-{
-	(void)state;
-	mf_load(&manifests, &sets, &nsets, "manifests");
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	mf_free(&manifests, sets, nsets);
-	return 0;
-}
-
 static void manifests_every_yaml_parses_and_names_itself(void **state)
 {
 	size_t i, j;
 
 	(void)state;
 	/* base (6), the overlay's own files and patches, the examples. */
-	assert_true(manifests.n >= 15);
-	for (i = 0; i < manifests.n; i++) {
-		const struct kz_file *f = &manifests.v[i];
+	assert_true(mf_tree.files.n >= 15);
+	for (i = 0; i < mf_tree.files.n; i++) {
+		const struct kz_file *f = &mf_tree.files.v[i];
 
 		if (!f->ok)
 			fail_msg("%s", f->err.text);
@@ -94,16 +76,16 @@ static void manifests_kustomizations_reference_existing_files(void **state)
 	struct errmsg msg;
 
 	(void)state;
-	assert_non_null(kz_files_find(&manifests, "manifests/base/kustomization.yaml"));
-	for (i = 0; i < manifests.n; i++) {
-		const struct kz_file *k = &manifests.v[i];
+	assert_non_null(kz_files_find(&mf_tree.files, "manifests/base/kustomization.yaml"));
+	for (i = 0; i < mf_tree.files.n; i++) {
+		const struct kz_file *k = &mf_tree.files.v[i];
 		char dir[PATH_MAX];
 		size_t dlen;
 
 		if (!kz_is_kustomization(k))
 			continue;
 		nk++;
-		if (!kz_check_kustomization(&manifests, k, &msg))
+		if (!kz_check_kustomization(&mf_tree.files, k, &msg))
 			fail_msg("%s", msg.text);
 		dlen = (size_t)(strrchr(k->path, '/') - k->path);
 		snprintf(dir, sizeof dir, "%.*s", (int)dlen, k->path);
@@ -115,15 +97,15 @@ static void manifests_kustomizations_reference_existing_files(void **state)
 		/* No orphans: every YAML file of this kustomization's folder
 		 * (and its subfolders without their own kustomization) is a
 		 * resource or a patch; an unlisted file is silently not installed. */
-		for (j = 0; j < manifests.n; j++) {
-			const struct kz_file *f = &manifests.v[j];
+		for (j = 0; j < mf_tree.files.n; j++) {
+			const struct kz_file *f = &mf_tree.files.v[j];
 			bool listed = false, nested = false;
 			size_t m;
 
 			if (f == k || strncmp(f->path, dir, dlen) != 0 || f->path[dlen] != '/')
 				continue;
-			for (m = 0; m < manifests.n; m++) {
-				const struct kz_file *o = &manifests.v[m];
+			for (m = 0; m < mf_tree.files.n; m++) {
+				const struct kz_file *o = &mf_tree.files.v[m];
 				size_t olen = (size_t)(strrchr(o->path, '/') - o->path);
 
 				if (o != k && kz_is_kustomization(o) && olen > dlen && strncmp(o->path, dir, dlen) == 0 &&
@@ -140,7 +122,7 @@ static void manifests_kustomizations_reference_existing_files(void **state)
 					char p[PATH_MAX];
 
 					listed = (size_t)snprintf(p, sizeof p, "%s/%s", dir, rel ? rel : "") < sizeof p &&
-						 kz_files_find(&manifests, p) == f;
+						 kz_files_find(&mf_tree.files, p) == f;
 				}
 			}
 			if (!listed)
@@ -170,18 +152,18 @@ static void manifests_builds_resolve_without_clashes(void **state)
 	size_t i, j, k;
 
 	(void)state;
-	/* setup() resolves every overlay it finds; these must be among them,
-	 * so that each test over sets[] covers them. */
-	assert_true(nsets >= 3);
-	assert_string_equal(sets[0].dir, "manifests/base");
+	/* mf_tree_setup resolves every overlay it finds; these must be among them,
+	 * so that each test over mf_tree.sets[] covers them. */
+	assert_true(mf_tree.nsets >= 3);
+	assert_string_equal(mf_tree.sets[0].dir, "manifests/base");
 	for (const char *const *o = overlays; *o; o++) {
-		for (i = 1; i < nsets && strcmp(sets[i].dir, *o) != 0; i++)
+		for (i = 1; i < mf_tree.nsets && strcmp(mf_tree.sets[i].dir, *o) != 0; i++)
 			;
-		if (i == nsets)
+		if (i == mf_tree.nsets)
 			fail_msg("%s was not resolved", *o);
 	}
-	for (i = 0; i < nsets; i++) {
-		const struct kz_build *s = &sets[i];
+	for (i = 0; i < mf_tree.nsets; i++) {
+		const struct kz_build *s = &mf_tree.sets[i];
 		struct mf_sites st;
 		struct errmsg msg;
 
@@ -446,12 +428,12 @@ static void manifests_scheduler_configs_use_only_known_fields(void **state)
 	size_t i, j, n = 0;
 
 	(void)state;
-	for (i = 0; i < nsets; i++) {
+	for (i = 0; i < mf_tree.nsets; i++) {
 		struct mf_sites st;
 		struct errmsg msg;
 
-		if (!mf_load_sites(&sets[i], &st, &msg))
-			fail_msg("%s: %s", sets[i].dir, msg.text);
+		if (!mf_load_sites(&mf_tree.sets[i], &st, &msg))
+			fail_msg("%s: %s", mf_tree.sets[i].dir, msg.text);
 		for (j = 0; j < st.nsched; j++) {
 			char origin[256];
 
@@ -843,12 +825,12 @@ static void manifests_scheduler_urls_match_extender_routes(void **state)
 	size_t i, j, k, checked = 0, binds = 0;
 
 	(void)state;
-	for (i = 0; i < nsets; i++) {
+	for (i = 0; i < mf_tree.nsets; i++) {
 		struct mf_sites st;
 		struct errmsg msg;
 
-		if (!mf_load_sites(&sets[i], &st, &msg))
-			fail_msg("%s: %s", sets[i].dir, msg.text);
+		if (!mf_load_sites(&mf_tree.sets[i], &st, &msg))
+			fail_msg("%s: %s", mf_tree.sets[i].dir, msg.text);
 		assert_true(st.next >= 1);
 		for (j = 0; j < st.nsched; j++) {
 			const struct doc *exts = doc_lookup(st.sched[j].cfg, "extenders");
@@ -861,13 +843,13 @@ static void manifests_scheduler_urls_match_extender_routes(void **state)
 				if (!check_routes(dq_str(e, "urlPrefix"), dq_str(e, "filterVerb"),
 						  dq_str(e, "prioritizeVerb"), dq_str(e, "bindVerb"), &st.ext[0].cfg,
 						  &msg) ||
-				    !check_reachable(&sets[i], &st, &st.sched[j], e, &msg))
+				    !check_reachable(&mf_tree.sets[i], &st, &st.sched[j], e, &msg))
 					fail_msg("%s (%s, in %s) extenders[%zu]: %s", st.sched[j].cm->origin, st.sched[j].key,
-						 sets[i].dir, k, msg.text);
+						 mf_tree.sets[i].dir, k, msg.text);
 				/* Reached through a Service: must listen beyond loopback. */
 				assert_int_equal(config_split_hostport(st.ext[0].cfg.listen, &host, &port, &msg), ERR_OK);
 				if (!loopback(host) && !wildcard(host))
-					fail_msg("%s: listen %s is neither loopback nor all addresses", sets[i].dir,
+					fail_msg("%s: listen %s is neither loopback nor all addresses", mf_tree.sets[i].dir,
 						 st.ext[0].cfg.listen);
 				free(host);
 				checked++;
@@ -991,12 +973,12 @@ static void manifests_extender_probes_reach_the_health_listener(void **state)
 	size_t i, j, k, checked = 0, inside = 0;
 
 	(void)state;
-	for (i = 0; i < nsets; i++) {
+	for (i = 0; i < mf_tree.nsets; i++) {
 		struct mf_sites st;
 		struct errmsg msg;
 
-		if (!mf_load_sites(&sets[i], &st, &msg))
-			fail_msg("%s: %s", sets[i].dir, msg.text);
+		if (!mf_load_sites(&mf_tree.sets[i], &st, &msg))
+			fail_msg("%s: %s", mf_tree.sets[i].dir, msg.text);
 		for (j = 0; j < st.next; j++) {
 			const struct mf_ext_site *e = &st.ext[j];
 			const char *health = e->cfg.metrics_listen ? e->cfg.metrics_listen : e->cfg.listen;
@@ -1004,7 +986,7 @@ static void manifests_extender_probes_reach_the_health_listener(void **state)
 			int port = 0;
 			bool local;
 
-			snprintf(where, sizeof where, "%s (%s)", e->deploy->origin, sets[i].dir);
+			snprintf(where, sizeof where, "%s (%s)", e->deploy->origin, mf_tree.sets[i].dir);
 			assert_int_equal(config_split_hostport(health, &host, &port, &msg), ERR_OK);
 			local = loopback(host);
 			/* A TLS health listener is out of the kubelet's reach (it has
@@ -1118,12 +1100,12 @@ static void manifests_extender_tls_files_come_from_secrets(void **state)
 	size_t i, j, k, ntls = 0;
 
 	(void)state;
-	for (i = 0; i < nsets; i++) {
+	for (i = 0; i < mf_tree.nsets; i++) {
 		struct mf_sites st;
 		struct errmsg msg;
 
-		if (!mf_load_sites(&sets[i], &st, &msg))
-			fail_msg("%s: %s", sets[i].dir, msg.text);
+		if (!mf_load_sites(&mf_tree.sets[i], &st, &msg))
+			fail_msg("%s: %s", mf_tree.sets[i].dir, msg.text);
 		for (j = 0; j < st.next; j++) {
 			const struct mf_ext_site *e = &st.ext[j];
 			const char *paths[3] = { e->cfg.tls_cert_file, e->cfg.tls_key_file, e->cfg.tls_client_ca_file };
@@ -1136,7 +1118,7 @@ static void manifests_extender_tls_files_come_from_secrets(void **state)
 
 				if (paths[k] == NULL)
 					continue;
-				if (!mf_resolve_in_pod(&sets[i], e->ns, e->podspec, e->container, paths[k], &ref, &msg))
+				if (!mf_resolve_in_pod(&mf_tree.sets[i], e->ns, e->podspec, e->container, paths[k], &ref, &msg))
 					fail_msg("%s: %s", e->deploy->origin, msg.text);
 				if (!ref.secret || !dq_in_list(ref.name, secrets))
 					fail_msg("%s: %s must come from Secret numa-extender-tls or numa-extender-client-ca, not %s %s",
@@ -1157,12 +1139,12 @@ static void manifests_decision_log_has_a_writable_directory(void **state)
 	size_t i, j, k, nlogs = 0;
 
 	(void)state;
-	for (i = 0; i < nsets; i++) {
+	for (i = 0; i < mf_tree.nsets; i++) {
 		struct mf_sites st;
 		struct errmsg msg;
 
-		if (!mf_load_sites(&sets[i], &st, &msg))
-			fail_msg("%s: %s", sets[i].dir, msg.text);
+		if (!mf_load_sites(&mf_tree.sets[i], &st, &msg))
+			fail_msg("%s: %s", mf_tree.sets[i].dir, msg.text);
 		for (j = 0; j < st.next; j++) {
 			const struct mf_ext_site *e = &st.ext[j];
 			const struct doc *mounts = doc_lookup(e->container, "volumeMounts");
@@ -1211,5 +1193,5 @@ int main(void)
 		cmocka_unit_test(manifests_decision_log_has_a_writable_directory),
 	};
 
-	return cmocka_run_group_tests_name("manifests", tests, setup, teardown);
+	return cmocka_run_group_tests_name("manifests", tests, mf_tree_setup, mf_tree_teardown);
 }

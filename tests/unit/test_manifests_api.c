@@ -35,24 +35,6 @@ static const char *const scheduler_roles[] = {
 	"system:kube-scheduler", "system:volume-scheduler", NULL,
 };
 
-static struct kz_files manifests; /* every *.yaml under manifests/ */
-static struct kz_build *sets;     /* manifests/base, then each overlay */
-static size_t nsets;
-
-static int setup(void **state)
-{
-	(void)state;
-	mf_load(&manifests, &sets, &nsets, "manifests");
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	mf_free(&manifests, sets, nsets);
-	return 0;
-}
-
 /* ------------------------------------------------------------------- RBAC */
 
 struct triple {
@@ -453,31 +435,31 @@ static void manifests_rbac_grants_exactly_the_api_calls_in_the_source(void **sta
 		fail_msg("%s", msg.text);
 	/* The Kubernetes inventory source lists and watches. */
 	assert_true(calls.n >= 2);
-	for (i = 0; i < nsets; i++) {
+	for (i = 0; i < mf_tree.nsets; i++) {
 		struct mf_sites st;
 
-		if (!mf_load_sites(&sets[i], &st, &msg))
-			fail_msg("%s: %s", sets[i].dir, msg.text);
+		if (!mf_load_sites(&mf_tree.sets[i], &st, &msg))
+			fail_msg("%s: %s", mf_tree.sets[i].dir, msg.text);
 		for (j = 0; j < st.next; j++) {
 			struct triple have[64];
 			size_t nhave = 0;
 			char who[256];
 
-			snprintf(who, sizeof who, "%s: the ClusterRoles of service account %s", sets[i].dir,
+			snprintf(who, sizeof who, "%s: the ClusterRoles of service account %s", mf_tree.sets[i].dir,
 				 service_account(st.ext[j].podspec));
 			memset(&calls, 0, sizeof calls);
 			if (!extract_api_calls_for("extender", &st.ext[j].cfg, &calls, &msg) ||
-			    !extender_grants(&sets[i], &st.ext[j], have, &nhave, 64, &msg) ||
+			    !extender_grants(&mf_tree.sets[i], &st.ext[j], have, &nhave, 64, &msg) ||
 			    !same_grants(have, nhave, &calls, who, &msg))
 				fail_msg("%s", msg.text);
 			if (!st.ext[j].cfg.bind_enabled)
 				continue;
 			if (!st.ext[j].cfg.ledger_enabled || calls.n != sizeof bind_calls / sizeof *bind_calls)
 				fail_msg("%s: bind with the ledger should need %zu grants, the source scan found %zu",
-					 sets[i].dir, sizeof bind_calls / sizeof *bind_calls, calls.n);
+					 mf_tree.sets[i].dir, sizeof bind_calls / sizeof *bind_calls, calls.n);
 			for (k = 0; k < sizeof bind_calls / sizeof *bind_calls; k++)
 				if (!has_call(&calls, bind_calls[k][0], bind_calls[k][1], bind_calls[k][2]))
-					fail_msg("%s: the source scan misses %s on %s/%s", sets[i].dir, bind_calls[k][2],
+					fail_msg("%s: the source scan misses %s on %s/%s", mf_tree.sets[i].dir, bind_calls[k][2],
 						 bind_calls[k][0], bind_calls[k][1]);
 			nbind++;
 		}
@@ -561,8 +543,8 @@ static void manifests_kube_scheduler_grants_only_where_it_runs(void **state)
 	size_t i, j, k;
 
 	(void)state;
-	for (i = 0; i < nsets; i++) {
-		const struct kz_build *s = &sets[i];
+	for (i = 0; i < mf_tree.nsets; i++) {
+		const struct kz_build *s = &mf_tree.sets[i];
 		struct mf_sites st;
 		struct errmsg msg;
 
@@ -774,7 +756,7 @@ static void manifests_crd_matches_the_source_and_the_nrt_api(void **state)
 	for (i = 0; i < calls.n && calls.v[i].group[0] == '\0'; i++)
 		;
 	assert_true(i < calls.n);
-	crd = find_crd(&sets[0], calls.v[i].group, calls.v[i].resource);
+	crd = find_crd(&mf_tree.sets[0], calls.v[i].group, calls.v[i].resource);
 	if (crd == NULL)
 		fail_msg("manifests/base installs no CRD for %s/%s, which the extender reads", calls.v[i].group,
 			 calls.v[i].resource);
@@ -824,7 +806,7 @@ static void manifests_crd_matches_the_source_and_the_nrt_api(void **state)
 
 static const struct doc *nrt_crd(void)
 {
-	const struct doc *crd = find_crd(&sets[0], "topology.node.k8s.io", "noderesourcetopologies");
+	const struct doc *crd = find_crd(&mf_tree.sets[0], "topology.node.k8s.io", "noderesourcetopologies");
 
 	assert_non_null(crd);
 	return crd;
@@ -981,5 +963,5 @@ int main(void)
 		cmocka_unit_test(manifests_crd_quantity_pattern_agrees_with_the_decoder),
 	};
 
-	return cmocka_run_group_tests_name("manifests_api", tests, setup, teardown);
+	return cmocka_run_group_tests_name("manifests_api", tests, mf_tree_setup, mf_tree_teardown);
 }

@@ -25,24 +25,6 @@
 #include "topology/err.h"
 #include "topology/quantity.h"
 
-static struct kz_files manifests; /* every *.yaml under manifests/ */
-static struct kz_build *sets;     /* manifests/base, then each overlay */
-static size_t nsets;
-
-static int setup(void **state)
-{
-	(void)state;
-	mf_load(&manifests, &sets, &nsets, "manifests");
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	mf_free(&manifests, sets, nsets);
-	return 0;
-}
-
 /* ------------------------------------------------------ locked-down pods */
 
 static const struct doc *effective(const struct doc *container_sc, const struct doc *pod_sc, const char *key)
@@ -129,18 +111,18 @@ static void manifests_deployments_are_locked_down(void **state)
 	struct errmsg msg;
 
 	(void)state;
-	for (i = 0; i < nsets; i++)
-		for (j = 0; j < sets[i].n; j++) {
-			const struct doc *d = sets[i].v[j].doc;
+	for (i = 0; i < mf_tree.nsets; i++)
+		for (j = 0; j < mf_tree.sets[i].n; j++) {
+			const struct doc *d = mf_tree.sets[i].v[j].doc;
 			char where[512];
 
 			if (dq_kind_is(d, "DaemonSet") || dq_kind_is(d, "StatefulSet") || dq_kind_is(d, "Pod") || dq_kind_is(d, "Job"))
-				fail_msg("%s: %s: only Deployments are expected (and checked)", sets[i].v[j].origin,
+				fail_msg("%s: %s: only Deployments are expected (and checked)", mf_tree.sets[i].v[j].origin,
 					 dq_str(d, "kind"));
 			if (!dq_kind_is(d, "Deployment"))
 				continue;
-			snprintf(where, sizeof where, "%s (%s)", sets[i].v[j].origin, sets[i].dir);
-			if (!check_lockdown(mf_podspec_of(&sets[i].v[j]), where, &msg))
+			snprintf(where, sizeof where, "%s (%s)", mf_tree.sets[i].v[j].origin, mf_tree.sets[i].dir);
+			if (!check_lockdown(mf_podspec_of(&mf_tree.sets[i].v[j]), where, &msg))
 				fail_msg("%s", msg.text);
 			n++;
 		}
@@ -218,10 +200,10 @@ static void manifests_example_pods_are_guaranteed_and_reach_the_extender(void **
 	size_t i, j, npods = 0;
 
 	(void)state;
-	if (!mf_load_sites(&sets[0], &st, &msg))
+	if (!mf_load_sites(&mf_tree.sets[0], &st, &msg))
 		fail_msg("%s", msg.text);
-	for (i = 0; i < manifests.n; i++) {
-		const struct kz_file *f = &manifests.v[i];
+	for (i = 0; i < mf_tree.files.n; i++) {
+		const struct kz_file *f = &mf_tree.files.v[i];
 
 		if (strncmp(f->path, "manifests/examples/", 19) != 0)
 			continue;
@@ -382,10 +364,10 @@ static void manifests_dockerfile_matches_the_deployments(void **state)
 			fail_msg("Dockerfile: the runtime stage lacks %s (for %s)", pkg_map[i].runtime, m);
 	}
 	/* The Deployments run the image's user (or leave it to the image). */
-	for (i = 0; i < nsets; i++) {
+	for (i = 0; i < mf_tree.nsets; i++) {
 		struct mf_sites st;
 
-		if (!mf_load_sites(&sets[i], &st, &msg))
+		if (!mf_load_sites(&mf_tree.sets[i], &st, &msg))
 			fail_msg("%s", msg.text);
 		for (j = 0; j < st.next; j++) {
 			const struct doc *u = effective(doc_lookup(st.ext[j].container, "securityContext"),
@@ -416,5 +398,5 @@ int main(void)
 		cmocka_unit_test(manifests_dockerfile_matches_the_deployments),
 	};
 
-	return cmocka_run_group_tests_name("manifests_pods", tests, setup, teardown);
+	return cmocka_run_group_tests_name("manifests_pods", tests, mf_tree_setup, mf_tree_teardown);
 }
