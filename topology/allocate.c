@@ -209,8 +209,8 @@ static bool best_memory_hint(struct sim *s, const struct container_demand *c,
 	uint64_t size, m;
 	bool found = false;
 
-	if (!s->node->full_enumeration) {
-		/* Rule form: a search, for any NUMA count. */
+	if (!s->node->full_enumeration && s->node->numa_count > SIM_BITMAP_NUMA) {
+		/* Rule form: a search, for any NUMA count (bitmaps below). */
 		struct merge_params p;
 		struct hint_list l;
 		int res[16];

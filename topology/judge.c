@@ -349,21 +349,12 @@ static struct topo_hint hints_and_merge(struct sim *s, const struct ask *a,
 	struct topo_hint best = { 0, true, false };
 
 	*lists_out = lists;
-	if (s->node->policy != TM_POLICY_SINGLE_NUMA_NODE && !s->node->full_enumeration) {
-		/* Rule lists: built in O(n) per provider; the merge searches
-		 * the preferred masks first and, for restricted without a
-		 * message to write, stops there. */
-		s->rule_lists = true;
-		*nlists = providers_hints(s, a, lists, notes);
-		s->rule_lists = false;
-		if (notes->memory_missing_type) {
-			*admit = false;
-			return best;
-		}
-		p.preferred_only = !s->detail && s->node->policy == TM_POLICY_RESTRICTED;
-		return policy_merge(&p, lists, *nlists, scratch, admit);
-	}
-	if (false) {
+	if (s->node->policy != TM_POLICY_SINGLE_NUMA_NODE && !s->node->full_enumeration &&
+	    s->node->numa_count <= SIM_BITMAP_NUMA) {
+		/* Up to SIM_BITMAP_NUMA nodes the preferred masks fit a few
+		 * words of bitmap: when they merge to a preferred hint that is
+		 * the answer (a preferred hint beats every other), found faster
+		 * than by the search below. */
 		s->preferred_only = true;
 		*nlists = providers_hints(s, a, lists, notes);
 		s->preferred_only = false;
@@ -383,6 +374,20 @@ static struct topo_hint hints_and_merge(struct sim *s, const struct ask *a,
 			*admit = false;
 			return best;
 		}
+	}
+	if (s->node->policy != TM_POLICY_SINGLE_NUMA_NODE && !s->node->full_enumeration) {
+		/* Rule lists: built in O(n) per provider; the merge searches
+		 * the preferred masks first and, for restricted without a
+		 * message to write, stops there. */
+		s->rule_lists = true;
+		*nlists = providers_hints(s, a, lists, notes);
+		s->rule_lists = false;
+		if (notes->memory_missing_type) {
+			*admit = false;
+			return best;
+		}
+		p.preferred_only = !s->detail && s->node->policy == TM_POLICY_RESTRICTED;
+		return policy_merge(&p, lists, *nlists, scratch, admit);
 	}
 	*nlists = providers_hints(s, a, lists, notes);
 	if (notes->memory_missing_type) {

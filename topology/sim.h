@@ -25,6 +25,11 @@ struct mem_reuse {
 	int64_t amount;
 };
 
+/* Up to this many NUMA nodes the preferred phase and the memory manager's
+ * best hint use bitmaps of all 2^n masks (a few words), which beats the
+ * search on the common admissions; above it only the search scales. */
+#define SIM_BITMAP_NUMA 8
+
 struct sim {
 	const struct inventory_node *node;
 	const struct pod_demand *pod;
