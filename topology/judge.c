@@ -253,8 +253,8 @@ static void ask_of_container(const struct container_demand *c, struct ask *a)
 	a->ndevices = c->ndevices;
 }
 
-static void sim_init(struct sim *s, const struct inventory_node *node,
-		     const struct pod_demand *pod, struct arena *state)
+void sim_init(struct sim *s, const struct inventory_node *node, const struct pod_demand *pod,
+	      struct arena *state)
 {
 	size_t cells = (size_t)node->nresources * (size_t)node->numa_count, i;
 	int r, d;

@@ -129,4 +129,11 @@ bool providers_memory_rule(struct sim *s, const struct demand_amount *memory, si
  * when one fails. */
 bool allocate_container(struct sim *s, const struct container_demand *c, struct topo_hint hint);
 
+/* A simulation of pod on node before any container: what is free, nothing
+ * reusable yet, and the count view of memory groups (a zone whose free
+ * memory is below its allocatable holds single-NUMA allocations). The
+ * arrays come from state; s->arena (scratch) is the caller's to set. */
+void sim_init(struct sim *s, const struct inventory_node *node, const struct pod_demand *pod,
+	      struct arena *state);
+
 #endif

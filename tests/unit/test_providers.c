@@ -282,40 +282,12 @@ static struct pod_demand *build_pod(const struct row *r, struct pod_spec *spec)
 	return d;
 }
 
-/* judge.c's sim_init: what is free, nothing reusable, and the count view of
- * memory groups (a zone whose free memory is below its allocatable holds
- * single-NUMA allocations). */
+/* judge.c's own set-up, with the scratch arena the providers write to. */
 static void sim_setup(struct sim *s, const struct inventory_node *node,
 		      const struct pod_demand *pod, struct arena *state, struct arena *scratch)
 {
-	size_t cells = (size_t)node->nresources * (size_t)node->numa_count, i;
-	int r, d;
-
-	memset(s, 0, sizeof *s);
-	s->node = node;
-	s->pod = pod;
-	s->n = node->numa_count;
-	s->full = bitmask_full(s->n);
+	sim_init(s, node, pod, state);
 	s->arena = scratch;
-	s->avail = arena_alloc(state, cells * sizeof(int64_t));
-	s->reuse = arena_alloc(state, cells * sizeof(int64_t));
-	s->used = arena_alloc(state, cells * sizeof(int64_t));
-	for (r = 0; r < node->nresources; r++) {
-		const struct inventory_resource *res = &node->resources[r];
-
-		memcpy(sim_at(s->avail, s, r), res->available, (size_t)s->n * sizeof(int64_t));
-		if (res->kind != RESOURCE_MEMORY)
-			continue;
-		for (d = 0; d < s->n; d++) {
-			if (res->available[d] < res->allocatable[d]) {
-				s->assignments[d] = 1;
-				s->group[d] = (bitmask_t)1 << d;
-			}
-		}
-	}
-	for (i = 0; i < pod->ncontainers; i++)
-		s->mem_reuse_cap += pod->containers[i].nmemory;
-	s->mem_reuse = arena_alloc(state, (s->mem_reuse_cap + 1) * sizeof *s->mem_reuse);
 }
 
 /* "{0}* {0,1}", "[]" for an empty list. */
