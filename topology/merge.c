@@ -885,7 +885,7 @@ static struct topo_hint merge_rules(const struct merge_params *p, const struct h
 		if (c > b)
 			b = c;
 	}
-	if (explicit_product(lists, nlists) <= 65536) {
+	if (!p->search_only && explicit_product(lists, nlists) <= 65536) {
 		/* Explicit hints only, few tuples: the kubelet's own cross
 		 * product is cheaper than a search. */
 		bool found = false;

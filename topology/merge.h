@@ -42,6 +42,9 @@ struct merge_params {
 	bool preferred_only;     /* rule lists: skip the non-preferred search
 				  * (the answer is then {all, not preferred}
 				  * when nothing preferred merges) */
+	bool search_only;        /* rule lists: never take the cross product of
+				  * explicit hints instead of the search (tests
+				  * hold the search itself to the kubelet's) */
 };
 
 /* kubelet HintMerger.Merge: the best merged hint; {all nodes, not preferred}

@@ -608,7 +608,7 @@ static void port_self_check(void)
 		int n = 1 + rnd_below(MAX_N), i, j;
 		enum tm_policy policy = policies[rnd_below(3)];
 		bool closest = rnd_below(2) == 0;
-		struct merge_params p = { n, policy, closest, d, 0, NULL, false };
+		struct merge_params p = { n, policy, closest, d, 0, NULL, false, false };
 		struct outcome port, fast, ref;
 		size_t k;
 
@@ -646,7 +646,7 @@ static void gen_input(int n, size_t nlists, bool want_pref, struct minput *in)
 {
 	size_t lo = n == 8 ? 30 : 1, hi = n == 8 ? 120 : ((size_t)1 << n) - 1, k;
 	int64_t d[MAX_N * MAX_N];
-	struct merge_params p = { n, TM_POLICY_BEST_EFFORT, false, d, 0, NULL, false };
+	struct merge_params p = { n, TM_POLICY_BEST_EFFORT, false, d, 0, NULL, false, false };
 	int attempt;
 
 	distances(n, d);
@@ -786,7 +786,7 @@ struct split_row {
 static void time_by_outcome(int n, const struct minput *pool, size_t npool, const int64_t *d,
 			    size_t *idx, struct split_row *split)
 {
-	struct merge_params p = { n, TM_POLICY_BEST_EFFORT, false, d, 0, NULL, false };
+	struct merge_params p = { n, TM_POLICY_BEST_EFFORT, false, d, 0, NULL, false, false };
 	uint64_t saved = cfg.min_ns;
 	size_t nidx, k;
 	int want;
@@ -843,7 +843,7 @@ static void merge_cell(int n, size_t nlists, struct split_row *split)
 	}
 	for (pi = 0; pi < 2; pi++) {
 		enum tm_policy policy = policies[pi];
-		struct merge_params p = { n, policy, false, d, 0, NULL, false };
+		struct merge_params p = { n, policy, false, d, 0, NULL, false, false };
 		double perms = 0, speedup, tf, tr;
 		size_t npref = 0;
 		char hints[32], target[16] = "-", ok[8] = "-";
