@@ -18,6 +18,8 @@
  *    here) and returns an unspecified value for decimal ones. */
 #include "quantity.h"
 
+#include "textbuf.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,38 +39,13 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-/* Writes text as a double-quoted, single-line C-ish literal: bytes outside
- * printable ASCII become \xNN so a NUL or newline in the input cannot cut or
- * split the log line; long text is cut at QUANTITY_MAX_TEXT bytes with "...". */
+/* text quoted for a message (textbuf_quote), cut at QUANTITY_MAX_TEXT bytes. */
 static void quote_text(char *buf, size_t cap, const char *text, size_t len)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t shown = len > QUANTITY_MAX_TEXT ? QUANTITY_MAX_TEXT : len;
-	size_t n = 0;
+	struct textbuf t;
 
-	/* Worst case per byte is 4 output chars; the caller sizes buf for that. */
-	buf[n++] = '"';
-	for (size_t i = 0; i < shown && n + 8 < cap; i++) {
-		unsigned char c = (unsigned char)text[i];
-
-		if (c == '"' || c == '\\') {
-			buf[n++] = '\\';
-			buf[n++] = (char)c;
-		} else if (c < 0x20 || c >= 0x7f) {
-			buf[n++] = '\\';
-			buf[n++] = 'x';
-			buf[n++] = hex[c >> 4];
-			buf[n++] = hex[c & 0x0f];
-		} else {
-			buf[n++] = (char)c;
-		}
-	}
-	if (shown < len) {
-		memcpy(buf + n, "...", 3);
-		n += 3;
-	}
-	buf[n++] = '"';
-	buf[n] = '\0';
+	textbuf_init_fixed(&t, buf, cap);
+	textbuf_quote(&t, text, len, QUANTITY_MAX_TEXT);
 }
 
 #define QUOTE_CAP (QUANTITY_MAX_TEXT * 4 + 16)

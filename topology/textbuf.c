@@ -352,6 +352,30 @@ bool textbuf_json_cstr(struct textbuf *b, const char *s)
 	return textbuf_json_str(b, s, strlen(s));
 }
 
+bool textbuf_quote(struct textbuf *b, const char *text, size_t len, size_t max_shown)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t shown = len > max_shown ? max_shown : len, i;
+
+	textbuf_addc(b, '"');
+	for (i = 0; i < shown; i++) {
+		unsigned char c = (unsigned char)text[i];
+		char esc[4] = { '\\', 'x', hex[c >> 4], hex[c & 0x0f] };
+
+		if (c == '"' || c == '\\') {
+			esc[1] = (char)c;
+			textbuf_add(b, esc, 2);
+		} else if (c < 0x20 || c >= 0x7f) {
+			textbuf_add(b, esc, 4);
+		} else {
+			textbuf_addc(b, (char)c);
+		}
+	}
+	if (shown < len)
+		textbuf_adds(b, "...");
+	return textbuf_addc(b, '"');
+}
+
 const char *textbuf_str(const struct textbuf *b)
 {
 	return b->buf != NULL ? b->buf : "";

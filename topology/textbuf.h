@@ -58,6 +58,11 @@ bool textbuf_json_str(struct textbuf *b, const char *s, size_t n);
 /* A NUL-terminated string (NULL reads as ""), as textbuf_json_str. */
 bool textbuf_json_cstr(struct textbuf *b, const char *s);
 
+/* text[0..len) as a double-quoted, single-line literal for messages: '"'
+ * and '\\' escaped, bytes outside printable ASCII as \xNN (a NUL or newline
+ * cannot cut or split the message), cut after max_shown bytes with "...". */
+bool textbuf_quote(struct textbuf *b, const char *text, size_t len, size_t max_shown);
+
 /* The content (never NULL; "" when empty). */
 const char *textbuf_str(const struct textbuf *b);
 size_t textbuf_len(const struct textbuf *b);

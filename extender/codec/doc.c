@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "extender/xalloc.h"
+#include "topology/textbuf.h"
 
 enum err doc_parse(const char *buf, size_t len, const char *origin,
 		   struct doc ***docs, size_t *ndocs, struct errmsg *msg)
@@ -432,32 +433,10 @@ void doc_error_prefix(struct errmsg *msg, const char *origin,
 
 void doc_quote(char *buf, size_t cap, const char *text, size_t len)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t shown = len > 64 ? 64 : len;
-	size_t n = 0, i;
+	struct textbuf t;
 
-	buf[n++] = '"';
-	for (i = 0; i < shown && n + 8 < cap; i++) {
-		unsigned char c = (unsigned char)text[i];
-
-		if (c == '"' || c == '\\') {
-			buf[n++] = '\\';
-			buf[n++] = (char)c;
-		} else if (c < 0x20 || c >= 0x7f) {
-			buf[n++] = '\\';
-			buf[n++] = 'x';
-			buf[n++] = hex[c >> 4];
-			buf[n++] = hex[c & 0x0f];
-		} else {
-			buf[n++] = (char)c;
-		}
-	}
-	if (shown < len) {
-		memcpy(buf + n, "...", 3);
-		n += 3;
-	}
-	buf[n++] = '"';
-	buf[n] = '\0';
+	textbuf_init_fixed(&t, buf, cap);
+	textbuf_quote(&t, text, len, 64);
 }
 
 struct name_at {

@@ -200,6 +200,20 @@ static void repeats_its_own_content(void **state)
 	textbuf_free(&b);
 }
 
+static void quotes_for_messages(void **state)
+{
+	struct textbuf b;
+
+	(void)state;
+	textbuf_init(&b, 256);
+	assert_true(textbuf_quote(&b, "a\"b\\c\n\x00\xff", 8, 64));
+	assert_string_equal(textbuf_str(&b), "\"a\\\"b\\\\c\\x0a\\x00\\xff\"");
+	textbuf_reset(&b);
+	assert_true(textbuf_quote(&b, "abcdef", 6, 3));
+	assert_string_equal(textbuf_str(&b), "\"abc...\"");
+	textbuf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -212,6 +226,7 @@ int main(void)
 		cmocka_unit_test(json_string_larger_than_a_chunk),
 		cmocka_unit_test(json_string_cut_in_fixed_memory),
 		cmocka_unit_test(repeats_its_own_content),
+		cmocka_unit_test(quotes_for_messages),
 	};
 
 	return cmocka_run_group_tests_name("textbuf", tests, NULL, NULL);
