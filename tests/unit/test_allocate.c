@@ -22,29 +22,22 @@
 #include <string.h>
 
 #include "extender/codec/pod_decode.h"
+#include "tests/support/tiny_node.h"
 #include "topology/alloc.h"
 #include "topology/demand.h"
 #include "topology/inventory.h"
 #include "topology/judge.h"
 
-#define GI ((int64_t)1 << 30)
-/* Listed with 0 (a pair {0, 0} means the zone does not list the resource). */
-#define Z (-1)
-#define GPU "nvidia.com/gpu"
-
-struct zone_spec {
-	int64_t cpu[2];  /* capacity (= allocatable), available */
-	int64_t mem[2];  /* GiB: allocatable (= capacity), available */
-	int64_t hp[2];   /* hugepages-1Gi pages: allocatable, available */
-	int64_t gpu[2];  /* devices: capacity (= allocatable), available */
-};
+#define GI TINY_GI
+#define Z TINY_ZERO
+#define GPU TINY_GPU
 
 struct row {
 	const char *name;      /* the rule and its section of the doc */
 	const char *policy;    /* NULL: best-effort */
 	bool pod_scope;
 	int n;
-	struct zone_spec z[4];
+	struct tiny_zone z[4];
 	const char *pod;       /* the inside of spec: {...} */
 	const char *affinity;  /* admitted: "a=0 b=1"; NULL when rejected */
 	const char *cpu, *mem, *hp, *gpu;
@@ -199,69 +192,23 @@ static const struct row rows[] = {
 	  .affinity = "i=0 a=0", .mem = "3 0" },
 };
 
-static void add_resource(struct nrt_zone *z, const char *name, const int64_t v[2],
-			 int64_t unit)
-{
-	struct nrt_resource *r;
-
-	if (v[0] == 0 && v[1] == 0)
-		return; /* not listed */
-	z->resources = xreallocarray(z->resources, z->nresources + 1, sizeof *z->resources);
-	r = &z->resources[z->nresources++];
-	r->name = xstrdup(name);
-	r->capacity = r->allocatable = (v[0] == Z ? 0 : v[0]) * unit;
-	r->available = (v[1] == Z ? 0 : v[1]) * unit;
-}
-
-static void add_attribute(struct nrt_object *o, const char *name, const char *value)
-{
-	o->attributes = xreallocarray(o->attributes, o->nattributes + 1, sizeof *o->attributes);
-	o->attributes[o->nattributes].name = xstrdup(name);
-	o->attributes[o->nattributes++].value = xstrdup(value);
-}
-
 static struct inventory_node *build_node(const struct row *r)
 {
-	struct inventory_node *node = NULL;
-	struct nrt_object o;
 	struct errmsg msg;
-	int i;
+	struct inventory_node *node = tiny_node(r->policy, r->pod_scope, NULL, r->n, r->z, &msg);
 
-	memset(&o, 0, sizeof o);
-	o.name = xstrdup("w");
-	add_attribute(&o, "topologyManagerPolicy", r->policy ? r->policy : "best-effort");
-	add_attribute(&o, "topologyManagerScope", r->pod_scope ? "pod" : "container");
-	o.nzones = (size_t)r->n;
-	o.zones = xcalloc((size_t)r->n, sizeof *o.zones);
-	for (i = 0; i < r->n; i++) {
-		char zone[24];
-
-		snprintf(zone, sizeof zone, "node-%d", i);
-		o.zones[i].name = xstrdup(zone);
-		o.zones[i].type = xstrdup("Node");
-		add_resource(&o.zones[i], "cpu", r->z[i].cpu, 1);
-		add_resource(&o.zones[i], "memory", r->z[i].mem, GI);
-		add_resource(&o.zones[i], "hugepages-1Gi", r->z[i].hp, GI);
-		add_resource(&o.zones[i], GPU, r->z[i].gpu, 1);
-	}
-	if (inventory_node_new(&o, &node, &msg) != ERR_OK)
+	if (node == NULL)
 		fail_msg("%s: %s", r->name, msg.text);
-	nrt_object_cleanup(&o);
 	return node;
 }
 
 static struct pod_demand *build_pod(const struct row *r, struct pod_spec *spec)
 {
-	struct pod_demand *d = NULL;
 	struct errmsg msg;
-	char text[2048];
+	struct pod_demand *d = tiny_pod(r->pod, spec, &msg);
 
-	snprintf(text, sizeof text, "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {%s}\n",
-		 r->pod);
-	if (pod_decode_buffer(text, strlen(text), "pod.yaml", spec, &msg) != ERR_OK)
+	if (d == NULL)
 		fail_msg("%s: pod: %s", r->name, msg.text);
-	if (pod_demand_new(spec, &d, &msg) != ERR_OK)
-		fail_msg("%s: demand: %s", r->name, msg.text);
 	return d;
 }
 
