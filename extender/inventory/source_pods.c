@@ -370,6 +370,11 @@ bool source_pods_feed(struct source_pods *s, const char *data, size_t len, size_
 	return kube_reflector_feed(&pod_ops, s, 1 << 20, data, len, chunk);
 }
 
+bool source_pods_feed_failed(struct source_pods *s, const char *data, size_t len, size_t chunk)
+{
+	return kube_reflector_feed(&failed_ops, s, 1 << 20, data, len, chunk);
+}
+
 void source_pods_stop(struct source_pods *s)
 {
 	if (s == NULL)

@@ -33,6 +33,8 @@ void source_pods_stop(struct source_pods *s);
  * stream (fuzzing and tests); stopped with source_pods_stop. */
 struct source_pods *source_pods_detached(struct ledger *ledger);
 bool source_pods_feed(struct source_pods *s, const char *data, size_t len, size_t chunk);
+/* The same for the watch of failed pods (the kubelet's rejections). */
+bool source_pods_feed_failed(struct source_pods *s, const char *data, size_t len, size_t chunk);
 
 /* The parts of a v1.Pod the ledger needs (spec decoded into *spec, which the
  * caller owns). A pod whose resources do not decode keeps its identity (it

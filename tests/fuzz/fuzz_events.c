@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: what an API server (or whoever stands in for it) can send
- * on the two watches. The input is a chunk size byte, then a
+ * on its watches. The input is a chunk size byte, then a
  * NodeResourceTopology watch stream and a Pod watch stream separated by the
  * first NUL byte. Both go through the reflector's line handling into the
- * sources, the store and the assumed-pod ledger (NRT, pods, the NRT again so
+ * sources, the store and the assumed-pod ledger (NRT, pods — as the bound-pod
+ * watch and again as the failed-pod watch of kubelet rejections —, the NRT again so
  * that fingerprints and TTLs flush); then a filter judges a fixed pod on
  * every node the store holds, and /ledger renders. Invariants: the filter
  * reply is JSON naming every node once; the ledger's JSON parses. */
@@ -92,8 +93,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ledger_list_begin(ledger);
 	ledger_list_end(ledger, true);
 	source_kube_feed(nrt, text, nrt_len, chunk);
-	if (nul)
+	if (nul) {
 		source_pods_feed(pods, nul + 1, pods_len, chunk);
+		/* The same bytes as the failed-pod watch: kubelet rejections. */
+		source_pods_feed_failed(pods, nul + 1, pods_len, chunk);
+	}
 	source_kube_feed(nrt, text, nrt_len, chunk + 7);
 	config_init(&cfg);
 	settings_holder_init(&holder, settings_new(&cfg));
