@@ -221,7 +221,7 @@ static bool best_memory_hint(struct sim *s, const struct container_demand *c,
 		p.n = s->n;
 		p.policy = s->node->policy;
 		p.stats = &s->stats;
-		memset(&l, 0, sizeof l);
+		hint_list_clear(&l);
 		if (!providers_memory_rule(s, c->memory, c->nmemory < 16 ? c->nmemory : 16, res, &l))
 			return false;
 		return merge_rule_best_hint(&p, &l, filter ? within : 0, out);

@@ -27,6 +27,14 @@ static size_t round16(size_t n)
 
 void *arena_alloc(struct arena *a, size_t size)
 {
+	void *p = arena_alloc_raw(a, size);
+
+	memset(p, 0, size ? size : 1);
+	return p;
+}
+
+void *arena_alloc_raw(struct arena *a, size_t size)
+{
 	struct arena_chunk *c;
 	void *p;
 
@@ -34,7 +42,6 @@ void *arena_alloc(struct arena *a, size_t size)
 	if (a->inline_used + size <= sizeof a->inline_buf) {
 		p = a->inline_buf + a->inline_used;
 		a->inline_used += size;
-		memset(p, 0, size);
 		return p;
 	}
 	c = a->head;
@@ -49,7 +56,6 @@ void *arena_alloc(struct arena *a, size_t size)
 	}
 	p = c->data + c->used;
 	c->used += size;
-	memset(p, 0, size);
 	return p;
 }
 

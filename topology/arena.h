@@ -17,6 +17,8 @@ struct arena {
 void arena_init(struct arena *a);
 /* Zeroed, 16-byte aligned memory valid until arena_cleanup/arena_reset. */
 void *arena_alloc(struct arena *a, size_t size);
+/* The same without zeroing, for tables every user fills before reading. */
+void *arena_alloc_raw(struct arena *a, size_t size);
 /* Forgets every allocation but keeps the largest chunk for reuse. */
 void arena_reset(struct arena *a);
 void arena_cleanup(struct arena *a);

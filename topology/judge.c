@@ -345,7 +345,9 @@ static struct topo_hint hints_and_merge(struct sim *s, const struct ask *a,
 					size_t *nlists, struct provider_notes *notes, bool *admit)
 {
 	struct merge_params p = params_of(s);
-	struct hint_list *lists = arena_alloc(scratch, (a->ndevices + 2 + a->nmemory) * sizeof *lists);
+	/* Raw: providers_hints clears each list it fills, and only those are read. */
+	struct hint_list *lists =
+		arena_alloc_raw(scratch, (a->ndevices + 2 + a->nmemory) * sizeof *lists);
 	struct topo_hint best = { 0, true, false };
 
 	*lists_out = lists;

@@ -4,8 +4,10 @@
  * reference and tests/unit/test_merge.c compares the two on random inputs. */
 #include "merge.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "checked.h"
 
 static bool rule_list_empty(const struct hint_list *l);
@@ -422,6 +424,20 @@ static bool fam_has_superset(const struct hint_fam *f, bitmask_t m)
 
 /* --- the fittest member of size k of every family, containing base --- */
 
+/* The bound tables of one family dimension, built once per kfind: the
+ * heaviest weight among universe bits 0..b, and (built on first need) the
+ * universe bits heaviest first. Weights are non-negative, so "none" is 0. */
+struct dim_tab {
+	const int64_t *w;
+	int64_t need;
+	int64_t pmax[64];
+	uint8_t ord[64];
+	int nord; /* -1: ord not built yet */
+};
+
+/* Tables for up to this many family dimensions live on the stack. */
+#define KFIND_STACK_DIMS 12
+
 struct kfind {
 	struct rsearch *rs;
 	const struct hint_fam *const *fams;
@@ -431,45 +447,76 @@ struct kfind {
 	bool found;
 	bitmask_t best;
 	int64_t best_dist;
+	struct dim_tab *tab; /* the dimensions of every family, in order */
+	size_t ntab;
 };
 
-/* Upper bound of family f's sum d over masks extending chosen with r more
- * bits among the undecided bits below `below` (bits 0..below-1). */
-static int64_t fam_bound(const struct hint_fam *f, int d, bitmask_t chosen, int below, int r)
+static void dim_tab_init(struct dim_tab *t, const struct hint_fam *f, int d, int n)
 {
-	int64_t top[64], sum = 0;
-	int cnt = 0, i, j;
-	bitmask_t b;
+	int64_t top = 0;
+	int b;
 
-	for (b = chosen; b; b &= b - 1)
-		sum = i64_add_sat(sum, f->w[d][bitmask_lowest(b)]);
-	/* The r largest weights among the undecided bits of the universe. */
-	for (i = 0; i < below; i++) {
-		int64_t v;
-
-		if (!bitmask_is_set(f->universe, i))
-			continue;
-		v = f->w[d][i];
-		if (cnt < r) {
-			for (j = cnt++; j > 0 && top[j - 1] < v; j--)
-				top[j] = top[j - 1];
-			top[j] = v;
-		} else if (r > 0 && v > top[r - 1]) {
-			for (j = r - 1; j > 0 && top[j - 1] < v; j--)
-				top[j] = top[j - 1];
-			top[j] = v;
-		}
+	t->w = f->w[d];
+	t->need = f->need[d];
+	t->nord = -1;
+	for (b = 0; b < n; b++) {
+		if (bitmask_is_set(f->universe, b) && t->w[b] > top)
+			top = t->w[b];
+		t->pmax[b] = top;
 	}
-	for (i = 0; i < cnt; i++)
-		sum = i64_add_sat(sum, top[i]);
-	return sum;
+}
+
+static void dim_tab_order(struct dim_tab *t, bitmask_t universe)
+{
+	bitmask_t u;
+	int cnt = 0, j;
+
+	/* Insertion by weight, heaviest first; ties keep the lower bit first. */
+	for (u = universe; u; u &= u - 1) {
+		int b = bitmask_lowest(u);
+
+		for (j = cnt++; j > 0 && t->w[t->ord[j - 1]] < t->w[b]; j--)
+			t->ord[j] = t->ord[j - 1];
+		t->ord[j] = (uint8_t)b;
+	}
+	t->nord = cnt;
+}
+
+/* Can masks extending chosen with r more universe bits among bits 0..bit
+ * reach the dimension's need? (The r heaviest such bits bound the sum.) */
+static bool dim_reachable(struct dim_tab *t, bitmask_t universe, bitmask_t chosen, int bit,
+			  int r)
+{
+	int64_t sum = 0;
+	bitmask_t b;
+	int i, taken = 0;
+
+	for (b = chosen; b && sum < t->need; b &= b - 1)
+		sum = i64_add_sat(sum, t->w[bitmask_lowest(b)]);
+	if (sum >= t->need)
+		return true;
+	if (r <= 0 || bit < 0)
+		return false;
+	if (r == 1)
+		return i64_add_sat(sum, t->pmax[bit]) >= t->need;
+	if (t->nord < 0)
+		dim_tab_order(t, universe);
+	for (i = 0; i < t->nord && taken < r; i++) {
+		if (t->ord[i] > bit)
+			continue;
+		sum = i64_add_sat(sum, t->w[t->ord[i]]);
+		if (sum >= t->need)
+			return true;
+		taken++;
+	}
+	return false;
 }
 
 static void kfind_dfs(struct kfind *kf, int bit, bitmask_t chosen, int cnt)
 {
 	struct rsearch *rs = kf->rs;
 	bitmask_t low = bit >= 0 ? bitmask_full(bit + 1) : 0;
-	size_t i;
+	size_t i, t = 0;
 	int d;
 
 	if (!rs_step(rs) || (kf->found && !rs->closest))
@@ -485,8 +532,8 @@ static void kfind_dfs(struct kfind *kf, int bit, bitmask_t chosen, int cnt)
 
 		if ((chosen & ~f->universe) || (f->required & ~chosen & ~low))
 			return;
-		for (d = 0; d < f->ndims; d++)
-			if (fam_bound(f, d, chosen, bit + 1, kf->k - cnt) < f->need[d])
+		for (d = 0; d < f->ndims; d++, t++)
+			if (!dim_reachable(&kf->tab[t], f->universe, chosen, bit, kf->k - cnt))
 				return;
 	}
 	if (cnt == kf->k) {
@@ -514,14 +561,68 @@ static void kfind_dfs(struct kfind *kf, int bit, bitmask_t chosen, int cnt)
 	kfind_dfs(kf, bit - 1, chosen | ((bitmask_t)1 << bit), cnt + 1);
 }
 
+/* Size 1 (the common case: a pod that fits one NUMA node): the n single
+ * nodes in fitness order are few enough to test one by one. */
+static bool kfind_single(struct rsearch *rs, const struct hint_fam *const *fams, size_t nf,
+			 bitmask_t base, bitmask_t *out)
+{
+	bitmask_t cand = bitmask_full(rs->n), best = 0;
+	int64_t best_dist = 0;
+	bool found = false;
+	size_t i;
+
+	for (i = 0; i < nf; i++)
+		cand &= fams[i]->universe;
+	if (base)
+		cand &= base;
+	for (; cand; cand &= cand - 1) {
+		bitmask_t m = cand & -cand;
+		int64_t dist;
+
+		if (!rs_step(rs))
+			return false;
+		for (i = 0; i < nf && fam_member(fams[i], m); i++)
+			;
+		if (i < nf)
+			continue;
+		if (!rs->closest) {
+			*out = m;
+			return true;
+		}
+		/* Lowest value first, so only a smaller distance replaces. */
+		dist = merge_distance_sum(rs->p, m);
+		if (!found || dist < best_dist) {
+			best = m;
+			best_dist = dist;
+			found = true;
+		}
+	}
+	if (found)
+		*out = best;
+	return found;
+}
+
 static bool kfind(struct rsearch *rs, const struct hint_fam *const *fams, size_t nf, int k,
 		  bitmask_t base, bitmask_t *out)
 {
-	struct kfind kf = { rs, fams, nf, k, base, false, 0, 0 };
+	struct kfind kf = { rs, fams, nf, k, base, false, 0, 0, NULL, 0 };
+	struct dim_tab local[KFIND_STACK_DIMS];
+	size_t i, t = 0;
+	int d;
 
 	if (k < 1 || k > rs->n || bitmask_count(base) > k)
 		return false;
+	if (k == 1)
+		return kfind_single(rs, fams, nf, base, out);
+	for (i = 0; i < nf; i++)
+		kf.ntab += (size_t)fams[i]->ndims;
+	kf.tab = kf.ntab <= KFIND_STACK_DIMS ? local : xcalloc(kf.ntab, sizeof *kf.tab);
+	for (i = 0; i < nf; i++)
+		for (d = 0; d < fams[i]->ndims; d++)
+			dim_tab_init(&kf.tab[t++], fams[i], d, rs->n);
 	kfind_dfs(&kf, rs->n - 1, 0, 0);
+	if (kf.tab != local)
+		free(kf.tab);
 	if (kf.found)
 		*out = kf.best;
 	return kf.found && !rs->exhausted;

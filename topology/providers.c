@@ -67,7 +67,7 @@ static int64_t *subset_sums(struct sim *s, const int64_t *v)
 static void list_init(struct sim *s, struct hint_list *l, const char *resource, int64_t amount,
 		      bool maskset)
 {
-	memset(l, 0, sizeof *l);
+	hint_list_clear(l);
 	l->resource = resource;
 	l->amount = amount;
 	if (maskset && rule_mode(s)) {
@@ -534,12 +534,12 @@ static size_t memory_hints(struct sim *s, const struct ask *a, struct hint_list 
 			struct hint_list probe;
 
 			/* No single-NUMA hint: is there any hint at all? */
-			memset(&probe, 0, sizeof probe);
+			hint_list_clear(&probe);
 			if (!providers_memory_rule(s, a->memory, a->nmemory, res, &probe))
 				return 0;
 		}
 		for (t = 0; t < a->nmemory; t++) {
-			memset(&out[t], 0, sizeof out[t]);
+			hint_list_clear(&out[t]);
 			out[t].resource = a->memory[t].name;
 			out[t].amount = a->memory[t].amount;
 			out[t].singles = singles;
@@ -550,7 +550,7 @@ static size_t memory_hints(struct sim *s, const struct ask *a, struct hint_list 
 	if (rule_mode(s)) {
 		struct hint_list l;
 
-		memset(&l, 0, sizeof l);
+		hint_list_clear(&l);
 		if (!providers_memory_rule(s, a->memory, a->nmemory, res, &l))
 			return 0;
 		for (t = 0; t < a->nmemory; t++) {
@@ -586,7 +586,7 @@ static size_t memory_hints(struct sim *s, const struct ask *a, struct hint_list 
 			min_aff = bitmask_count(t * 64 + (uint64_t)__builtin_ctzll(pref[t]));
 	}
 	for (t = 0; t < a->nmemory; t++) {
-		memset(&out[t], 0, sizeof out[t]);
+		hint_list_clear(&out[t]);
 		out[t].resource = a->memory[t].name;
 		out[t].amount = a->memory[t].amount;
 		out[t].all = all;
