@@ -621,6 +621,7 @@ static struct inventory_node *node_copy(const struct inventory_node *node)
 
 	*copy = *node;
 	copy->emptied = NULL;
+	copy->judge_shape = NULL;
 	copy->name = xstrdup(node->name);
 	copy->version = node->version ? xstrdup(node->version) : NULL;
 	copy->zone_names = xcalloc(n + 1, sizeof *copy->zone_names);
@@ -824,6 +825,7 @@ void inventory_node_free(struct inventory_node *node)
 	if (node == NULL)
 		return;
 	inventory_node_free(node->emptied);
+	free(node->judge_shape);
 	for (i = 0; i < node->nresources; i++) {
 		free(node->resources[i].name);
 		free(node->resources[i].capacity);

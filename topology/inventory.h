@@ -109,6 +109,11 @@ struct inventory_node {
 	/* The same node with every pod gone (available := allocatable), built
 	 * with the snapshot; NULL on the emptied copy itself. */
 	struct inventory_node *emptied;
+	/* The judge's own, filled on first need and freed with the node (one
+	 * allocation): the bytes the unresolvable memo keys on. Written once
+	 * with a compare-and-swap, so concurrent readers of a shared snapshot
+	 * are safe. Copies start without it. */
+	void *judge_shape;
 	/* Tests and benchmarks only: generate hints over every NUMA subset in
 	 * one pass, skipping the shortcuts (single-node hints only under
 	 * single-numa-node; preferred hints first under the other policies).

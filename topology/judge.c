@@ -642,25 +642,55 @@ static uint64_t shape_hash(const unsigned char *p, size_t len)
 	return h ^ (h >> 29);
 }
 
+/* The emptied node's shape, built once per snapshot (every filter with a
+ * new demand asks for it again) and kept on the node. */
+struct node_shape {
+	uint64_t hash;
+	size_t len;
+	bool overflow; /* larger than MEMO_MAX_SHAPE: never remembered */
+	unsigned char bytes[];
+};
+
+static const struct node_shape *node_shape_of(const struct inventory_node *emptied)
+{
+	void **slot = (void **)(uintptr_t)&emptied->judge_shape;
+	struct node_shape *ns = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+	struct shape sh = { NULL, 0, 0, false };
+	void *expect = NULL;
+
+	if (ns != NULL)
+		return ns;
+	shape_of(emptied, &sh); /* measures */
+	if (sh.len > MEMO_MAX_SHAPE) {
+		ns = xcalloc(1, sizeof *ns);
+		ns->overflow = true;
+	} else {
+		ns = xmalloc(sizeof *ns + sh.len);
+		sh = (struct shape){ ns->bytes, 0, sh.len, false };
+		shape_of(emptied, &sh);
+		ns->len = sh.len;
+		ns->overflow = sh.overflow;
+		ns->hash = shape_hash(ns->bytes, ns->len);
+	}
+	if (!__atomic_compare_exchange_n(slot, &expect, ns, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		free(ns);
+		ns = expect;
+	}
+	return ns;
+}
+
 static bool emptied_admits(const struct inventory_node *emptied, const struct pod_demand *pod)
 {
 	struct pod_demand *mut = (struct pod_demand *)(uintptr_t)pod;
 	struct judge_memo *memo = atomic_load(&mut->memo);
-	unsigned char local[4096], *buf = local;
-	struct shape sh = { NULL, 0, 0, false };
+	const struct node_shape *ns = node_shape_of(emptied);
 	struct memo_entry *e;
 	struct verdict empty;
-	uint64_t h = 0;
 	size_t i, start = 0;
 	bool admit;
 
-	/* Measure, then write. */
-	shape_of(emptied, &sh);
-	if (sh.len > sizeof local && sh.len <= MEMO_MAX_SHAPE)
-		buf = xmalloc(sh.len);
-	sh = (struct shape){ buf, 0, buf == local ? sizeof local : MEMO_MAX_SHAPE, false };
-	shape_of(emptied, &sh);
-	if (!sh.overflow) {
+	if (!ns->overflow) {
 		if (memo == NULL) {
 			struct judge_memo *fresh = xcalloc(1, sizeof *fresh), *expect = NULL;
 
@@ -671,17 +701,14 @@ static bool emptied_admits(const struct inventory_node *emptied, const struct po
 				memo = expect;
 			}
 		}
-		h = shape_hash(sh.buf, sh.len);
-		start = (size_t)(h % MEMO_SLOTS);
+		start = (size_t)(ns->hash % MEMO_SLOTS);
 		for (i = 0; i < MEMO_SLOTS; i++) {
 			e = atomic_load(&memo->slots[(start + i) % MEMO_SLOTS]);
 			if (e == NULL)
 				break;
-			if (e->hash == h && e->len == sh.len && memcmp(e->shape, sh.buf, sh.len) == 0) {
-				if (buf != local)
-					free(buf);
+			if (e->hash == ns->hash && e->len == ns->len &&
+			    memcmp(e->shape, ns->bytes, ns->len) == 0)
 				return e->admit;
-			}
 		}
 	}
 	memset(&empty, 0, sizeof empty);
@@ -690,12 +717,12 @@ static bool emptied_admits(const struct inventory_node *emptied, const struct po
 	judge_once(emptied, pod, false, &empty);
 	admit = empty.admit;
 	verdict_cleanup(&empty);
-	if (!sh.overflow) {
-		e = xmalloc(sizeof *e + sh.len);
-		e->hash = h;
-		e->len = sh.len;
+	if (!ns->overflow) {
+		e = xmalloc(sizeof *e + ns->len);
+		e->hash = ns->hash;
+		e->len = ns->len;
 		e->admit = admit;
-		memcpy(e->shape, sh.buf, sh.len);
+		memcpy(e->shape, ns->bytes, ns->len);
 		for (i = 0; i < MEMO_SLOTS; i++) {
 			struct memo_entry *expect = NULL;
 
@@ -707,8 +734,6 @@ static bool emptied_admits(const struct inventory_node *emptied, const struct po
 		}
 		free(e);
 	}
-	if (buf != local)
-		free(buf);
 	return admit;
 }
 
