@@ -4,9 +4,12 @@
 #include "extender/decide/decide.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "extender/decide/pool.h"
 #include "extender/decide/verdict_cache.h"
+#include "extender/xalloc.h"
 #include "topology/textbuf.h"
 
 static const char *const outcome_names[DECISION_NOUTCOMES] = {
@@ -138,4 +141,57 @@ void decision_cleanup(struct decision *d)
 	if (d->has_verdict)
 		verdict_cleanup(&d->verdict);
 	d->has_verdict = false;
+}
+
+struct many {
+	const struct decide_input *in;
+	const struct inventory_node *const *inv;
+	const uint64_t *ids;
+	struct decision_brief *out;
+};
+
+static void many_chunk(void *arg, size_t begin, size_t end)
+{
+	const struct many *m = arg;
+	struct decision d;
+	size_t i;
+
+	for (i = begin; i < end; i++) {
+		struct decision_brief *b = &m->out[i];
+
+		decide(m->in, m->inv[i], m->ids[i], &d);
+		b->outcome = d.outcome;
+		b->passes = d.passes;
+		b->cached = d.cached;
+		b->kubelet_reason = d.kubelet_reason;
+		b->reason = d.reason[0] ? xstrdup(d.reason) : NULL;
+		b->message = (m->in->flags & DECIDE_DETAIL) ? xstrdup(d.message) : NULL;
+		b->numa_ids = d.numa_ids;
+		b->score = d.score;
+	}
+}
+
+void decide_many(const struct decide_input *in, struct decide_pool *pool, size_t n,
+		 const struct inventory_node *const *inv, const uint64_t *snapshot_ids,
+		 struct decision_brief *out)
+{
+	struct many m = { in, inv, snapshot_ids, out };
+
+	/* Chunks small enough to balance a mix of cheap cache hits and
+	 * judgements, large enough that claiming one costs nothing. */
+	if (n < DECIDE_SHARE_MIN)
+		many_chunk(&m, 0, n);
+	else
+		decide_pool_run(pool, n, 32, many_chunk, &m);
+}
+
+void decision_briefs_free(struct decision_brief *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && b; i++) {
+		free(b[i].reason);
+		free(b[i].message);
+	}
+	free(b);
 }

@@ -92,4 +92,32 @@ void decide(const struct decide_input *in, const struct inventory_node *inv, uin
 	    struct decision *out);
 void decision_cleanup(struct decision *d);
 
+struct decide_pool;
+
+/* What decide_many leaves per node: a decision without score parts or
+ * verdict. */
+struct decision_brief {
+	enum decision_outcome outcome;
+	bool passes;
+	bool cached;
+	const char *kubelet_reason;
+	char *reason;   /* NULL when empty */
+	char *message;  /* with DECIDE_DETAIL, else NULL */
+	uint64_t numa_ids;
+	int64_t score;
+};
+
+/* Below this many nodes a request judges alone: waking helpers costs more
+ * than it saves. */
+#define DECIDE_SHARE_MIN 256
+
+/* decide() for n nodes (inv[i] NULL: no inventory; snapshot_ids[i] as for
+ * decide), shared with the pool's helpers from DECIDE_SHARE_MIN nodes on;
+ * every answer is the one decide() gives. in->flags must not hold
+ * DECIDE_PARTS or DECIDE_VERDICT. Free with decision_briefs_free. */
+void decide_many(const struct decide_input *in, struct decide_pool *pool, size_t n,
+		 const struct inventory_node *const *inv, const uint64_t *snapshot_ids,
+		 struct decision_brief *out);
+void decision_briefs_free(struct decision_brief *b, size_t n);
+
 #endif

@@ -125,11 +125,31 @@ static bool decode(const char *body, size_t len, bool filter, struct wire_args *
 }
 
 /* Where a decision lands in ExtenderFilterResult. */
-static enum wire_outcome wire_bucket(const struct decision *d)
+static enum wire_outcome wire_bucket_of(enum decision_outcome outcome, bool passes)
 {
-	if (d->passes)
+	if (passes)
 		return WIRE_PASS;
-	return d->outcome == DECISION_FAILED ? WIRE_FAILED : WIRE_UNRESOLVABLE;
+	return outcome == DECISION_FAILED ? WIRE_FAILED : WIRE_UNRESOLVABLE;
+}
+
+/* The candidates' snapshots, looked up once: store node (NULL: none),
+ * inventory and snapshot id per name. */
+static void nodes_of(struct store_set *set, const struct wire_args *args,
+		     const struct store_node ***sns, const struct inventory_node ***invs,
+		     uint64_t **ids)
+{
+	size_t i;
+
+	*sns = xcalloc(args->nnames + 1, sizeof **sns);
+	*invs = xcalloc(args->nnames + 1, sizeof **invs);
+	*ids = xcalloc(args->nnames + 1, sizeof **ids);
+	for (i = 0; i < args->nnames; i++) {
+		const struct store_node *sn = store_get(set, args->names[i]);
+
+		(*sns)[i] = sn;
+		(*invs)[i] = sn ? sn->inventory : NULL;
+		(*ids)[i] = sn ? sn->id : 0;
+	}
 }
 
 /* The verdict cache's id of the pod's demand. */
@@ -188,7 +208,10 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 	uint64_t counts[DECISION_NOUTCOMES] = { 0 };
 	struct decision_record *record = NULL;
 	struct decide_input in;
-	struct decision d;
+	struct decision_brief *briefs;
+	const struct store_node **sns;
+	const struct inventory_node **invs;
+	uint64_t *ids;
 	struct {
 		bool *passes;
 		const char **versions;
@@ -229,28 +252,35 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 	in.demand_id = demand_id_of(demand);
 	/* Debug logging wants the judge's long message: always judged. */
 	in.flags = (stale ? DECIDE_STALE : 0) | (debug ? DECIDE_DETAIL : 0);
+	nodes_of(set, &args, &sns, &invs, &ids);
+	briefs = xcalloc(args.nnames + 1, sizeof *briefs);
+	decide_many(&in, h->pool, args.nnames, invs, ids, briefs);
 	for (i = 0; i < args.nnames; i++) {
-		const struct store_node *sn = store_get(set, args.names[i]);
+		const struct store_node *sn = sns[i];
+		const struct decision_brief *d = &briefs[i];
 
-		decide(&in, sn ? sn->inventory : NULL, sn ? sn->id : 0, &d);
-		outcome[i] = wire_bucket(&d);
-		why[i] = d.reason[0] ? intern(&reasons, d.reason) : NULL;
-		counts[d.outcome]++;
-		if (!d.passes)
-			metrics_rejection(d.kubelet_reason);
-		if (debug && !d.passes)
+		outcome[i] = wire_bucket_of(d->outcome, d->passes);
+		why[i] = d->reason ? intern(&reasons, d->reason) : NULL;
+		counts[d->outcome]++;
+		if (!d->passes)
+			metrics_rejection(d->kubelet_reason);
+		if (debug && !d->passes)
 			log_debug("node rejected", "namespace=%s pod=%s node=%s reason=%s detail=%s",
 				  log_q(args.pod.namespace_), log_q(args.pod.name), log_q(args.names[i]),
-				  d.kubelet_reason, log_q(d.message));
+				  d->kubelet_reason, log_q(d->message ? d->message : ""));
 		if (record)
-			decision_record_node(record, args.names[i], sn, decision_outcome_name(d.outcome),
-					     why[i], d.numa_ids, d.score, NULL);
+			decision_record_node(record, args.names[i], sn, decision_outcome_name(d->outcome),
+					     why[i], d->numa_ids, d->score, NULL);
 		if (memo.passes) {
-			memo.passes[i] = d.passes;
+			memo.passes[i] = d->passes;
 			memo.versions[i] = sn ? sn->version : NULL;
-			memo.numa_ids[i] = d.numa_ids;
+			memo.numa_ids[i] = d->numa_ids;
 		}
 	}
+	decision_briefs_free(briefs, args.nnames);
+	free(sns);
+	free(invs);
+	free(ids);
 	if (memo.passes)
 		ledger_note_filter(h->ledger, args.pod.uid, args.nnames, (const char *const *)args.names,
 				   memo.passes, memo.versions, memo.numa_ids);
@@ -310,19 +340,36 @@ void handle_prioritize(const struct handler_ctx *h, const char *body, size_t len
 		free(pod_json);
 		in.flags = DECIDE_PARTS;
 	}
-	for (i = 0; i < args.nnames; i++) {
-		const struct store_node *sn = store_get(set, args.names[i]);
+	if (record) {
+		/* Serial: each node's score parts (struct decision) go to the log. */
+		for (i = 0; i < args.nnames; i++) {
+			const struct store_node *sn = store_get(set, args.names[i]);
+			char *parts;
 
-		decide(&in, sn ? sn->inventory : NULL, sn ? sn->id : 0, &d);
-		scores[i] = d.score;
-		counts[d.outcome]++;
-		if (record) {
-			char *parts = d.outcome == DECISION_PASS ? parts_json(&d.parts) : NULL;
-
+			decide(&in, sn ? sn->inventory : NULL, sn ? sn->id : 0, &d);
+			scores[i] = d.score;
+			counts[d.outcome]++;
+			parts = d.outcome == DECISION_PASS ? parts_json(&d.parts) : NULL;
 			decision_record_node(record, args.names[i], sn, decision_outcome_name(d.outcome),
 					     d.reason, d.numa_ids, d.score, parts);
 			free(parts);
 		}
+	} else {
+		struct decision_brief *briefs = xcalloc(args.nnames + 1, sizeof *briefs);
+		const struct store_node **sns;
+		const struct inventory_node **invs;
+		uint64_t *ids;
+
+		nodes_of(set, &args, &sns, &invs, &ids);
+		decide_many(&in, h->pool, args.nnames, invs, ids, briefs);
+		for (i = 0; i < args.nnames; i++) {
+			scores[i] = briefs[i].score;
+			counts[briefs[i].outcome]++;
+		}
+		decision_briefs_free(briefs, args.nnames);
+		free(sns);
+		free(invs);
+		free(ids);
 	}
 	json = wire_encode_prioritize(&args, scores, &n);
 	reply_json(out, json, n);

@@ -30,6 +30,9 @@ struct handler_ctx {
 	struct ledger *ledger;
 	/* The bind verb's API client; NULL: bind is off (404). */
 	struct kube_binder *binder;
+	/* Helpers that share a large request's judging, or NULL (alone).
+	 * server_start makes one from `threads` when the caller gives none. */
+	struct decide_pool *pool;
 };
 
 struct reply {

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "extender/codec/doc.h"
+#include "extender/decide/pool.h"
 #include "extender/log.h"
 #include "extender/http/metrics.h"
 #include "extender/xalloc.h"
@@ -69,6 +70,8 @@ struct conn_state {
 struct server {
 	struct listener main, metrics;
 	const struct handler_ctx *ctx;
+	/* Ours when the caller's context has none (handler_ctx.pool). */
+	struct decide_pool *own_pool;
 	char *filter_path, *prioritize_path, *bind_path, *preempt_path;
 	int64_t max_body;
 	int64_t max_buffered;
@@ -509,6 +512,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
 	struct server *s = l->server;
 	struct request *req = *con_cls;
 	struct reply r;
+	struct handler_ctx ctx;
 	bool post;
 
 	(void)version;
@@ -593,14 +597,19 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
 	if (req->body == NULL)
 		req->body = xmalloc(1);
 	req->body[req->len] = '\0';
+	/* The caller's context as it is now (it may change it while we run),
+	 * with our pool when it gave none. */
+	ctx = *s->ctx;
+	if (ctx.pool == NULL)
+		ctx.pool = s->own_pool;
 	if (req->route == ROUTE_FILTER)
-		handle_filter(s->ctx, req->body, req->len, &r);
+		handle_filter(&ctx, req->body, req->len, &r);
 	else if (req->route == ROUTE_BIND)
-		handle_bind(s->ctx, req->body, req->len, &r);
+		handle_bind(&ctx, req->body, req->len, &r);
 	else if (req->route == ROUTE_PREEMPT)
-		handle_preempt(s->ctx, req->body, req->len, &r);
+		handle_preempt(&ctx, req->body, req->len, &r);
 	else
-		handle_prioritize(s->ctx, req->body, req->len, &r);
+		handle_prioritize(&ctx, req->body, req->len, &r);
 	return send_reply(s, c, req, &r);
 }
 
@@ -765,6 +774,11 @@ enum err server_start(const struct config *cfg, const struct handler_ctx *ctx,
 
 	*out = NULL;
 	s->ctx = ctx;
+	if (ctx->pool == NULL && cfg->threads > 1)
+		/* As many as the request threads: kube-scheduler asks one
+		 * filter at a time, so the other threads' cores are free to
+		 * share it. */
+		s->own_pool = decide_pool_new((int)cfg->threads - 1);
 	s->max_body = cfg->max_body_bytes;
 	s->max_buffered = cfg->max_buffered_bytes;
 	if (s->max_buffered == 0)
@@ -888,6 +902,8 @@ void server_drain_and_stop(struct server *s, int64_t deadline_ms)
 	}
 	pthread_cond_destroy(&s->sweeper_wake);
 	pthread_mutex_destroy(&s->conns_lock);
+	/* No request is running: the daemons are stopped. */
+	decide_pool_free(s->own_pool);
 	for (i = 0; i < 2; i++)
 		if (fds[i] != MHD_INVALID_SOCKET)
 			close(fds[i]);

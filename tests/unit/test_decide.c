@@ -21,6 +21,7 @@
 
 #include "extender/config.h"
 #include "extender/decide/decide.h"
+#include "extender/decide/pool.h"
 #include "extender/decisionlog.h"
 #include "extender/cmd/explain.h"
 #include "extender/http/handlers.h"
@@ -474,6 +475,104 @@ static void repeated_5000_name_filter_judges_nothing(void **state)
 	nrt_objects_free(objs, nobjs);
 }
 
+/* A filter or prioritize over more than DECIDE_SHARE_MIN nodes shares its
+ * judging with the pool's helpers: every pod's replies must be byte for byte
+ * those of the same request judged alone, each node judged exactly once
+ * (one verdict-cache miss each), and a repeat answered from the cache. The
+ * cluster: every inventory of NRT_DIR under 160 names each, plus names
+ * without inventory, in an interleaved order. */
+static void shared_judging_answers_as_alone(void **state)
+{
+	enum { COPIES = 160 };
+	static char pods[32][256];
+	struct nrt_object *objs = NULL;
+	struct settings_holder holder;
+	struct handler_ctx alone, shared;
+	struct store *store = store_new();
+	struct store_batch *batch = store_batch_new();
+	struct decide_pool *pool = decide_pool_new(3);
+	struct textbuf names;
+	struct config cfg;
+	struct errmsg msg;
+	size_t nobjs = 0, nnames = 0, npods, i, c, p;
+
+	(void)state;
+	assert_int_equal(decide_pool_helpers(pool), 3);
+	assert_int_equal(nrt_load_path(NRT_DIR, &objs, &nobjs, &msg), ERR_OK);
+	textbuf_init(&names, 1 << 20);
+	for (c = 0; c < COPIES; c++) {
+		for (i = 0; i < nobjs; i++) {
+			struct inventory_node *inv = NULL;
+			char *base = strdup(objs[i].name), name[300];
+
+			snprintf(name, sizeof name, "%s-%03zu", base, c);
+			free(objs[i].name);
+			objs[i].name = strdup(name);
+			assert_int_equal(inventory_node_new(&objs[i], &inv, &msg), ERR_OK);
+			free(objs[i].name);
+			objs[i].name = base;
+			store_batch_put(batch, inv, "test", "1");
+			textbuf_printf(&names, "%s\"%s\"", nnames++ ? "," : "", name);
+		}
+		textbuf_printf(&names, ",\"absent-%03zu\"", c);
+		nnames++;
+	}
+	assert_true(nnames > 4 * DECIDE_SHARE_MIN);
+	store_publish(store, batch);
+	config_init(&cfg);
+	settings_holder_init(&holder, settings_new(&cfg));
+	memset(&alone, 0, sizeof alone);
+	alone.store = store;
+	alone.settings = &holder;
+	shared = alone;
+	shared.pool = pool;
+	npods = list_dir(POD_DIR, pods, 32);
+	assert_true(npods >= 8);
+	for (p = 0; p < npods; p++) {
+		char path[600], *podjson;
+		struct verdict_cache_stats a, b;
+		struct textbuf body;
+		struct reply r1, r2, r3, q1, q2;
+
+		snprintf(path, sizeof path, POD_DIR "/%s", pods[p]);
+		podjson = read_file_or_die(path, NULL);
+		textbuf_init(&body, 1 << 20);
+		textbuf_printf(&body, "{\"Pod\":%s,\"NodeNames\":[%s]}", podjson, textbuf_str(&names));
+		verdict_cache_clear();
+		handle_filter(&alone, textbuf_str(&body), textbuf_len(&body), &r1);
+		handle_prioritize(&alone, textbuf_str(&body), textbuf_len(&body), &q1);
+		verdict_cache_clear();
+		verdict_cache_stats(&a);
+		handle_filter(&shared, textbuf_str(&body), textbuf_len(&body), &r2);
+		verdict_cache_stats(&b);
+		/* Every node with an inventory judged once, none twice. */
+		assert_int_equal(b.misses - a.misses, nnames - COPIES);
+		assert_int_equal(b.hits - a.hits, 0);
+		handle_prioritize(&shared, textbuf_str(&body), textbuf_len(&body), &q2);
+		handle_filter(&shared, textbuf_str(&body), textbuf_len(&body), &r3);
+		verdict_cache_stats(&a);
+		assert_int_equal(a.misses, b.misses);
+		assert_int_equal(r1.status, 200);
+		assert_int_equal(q1.status, 200);
+		assert_string_equal(r1.body, r2.body);
+		assert_string_equal(r1.body, r3.body);
+		assert_string_equal(q1.body, q2.body);
+		free(r1.body);
+		free(r2.body);
+		free(r3.body);
+		free(q1.body);
+		free(q2.body);
+		textbuf_free(&body);
+		free(podjson);
+	}
+	textbuf_free(&names);
+	settings_holder_cleanup(&holder);
+	config_cleanup(&cfg);
+	store_free(store);
+	decide_pool_free(pool);
+	nrt_objects_free(objs, nobjs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -481,6 +580,7 @@ int main(void)
 		cmocka_unit_test(repeated_demand_is_not_judged_again),
 		cmocka_unit_test(every_verb_decides_alike),
 		cmocka_unit_test(repeated_5000_name_filter_judges_nothing),
+		cmocka_unit_test(shared_judging_answers_as_alone),
 	};
 
 	return cmocka_run_group_tests_name("decide", tests, setup, teardown);
