@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "checked.h"
 #include "merge.h"
 #include "sim.h"
 #include "textbuf.h"
@@ -680,16 +681,83 @@ static const struct node_shape *node_shape_of(const struct inventory_node *empti
 	return ns;
 }
 
+/* One NUMA node of the emptied node holds the whole pod: then it admits,
+ * without a judgement. Why, under any policy but none: each provider's
+ * preferred size is 1 for every container (capacity of N >= the pod's
+ * total), so {N} is a preferred hint of every provider for the first
+ * container, the merge finds a preferred single-NUMA hint n1 (N or a
+ * fitter one) and admits, and the container is allocated on n1. If n1 is
+ * N, N still holds the rest of the pod; if not, N is untouched: either way
+ * the next container finds N again, and so on (pod scope: one merge over
+ * the totals, allocated on the chosen node). The argument needs app
+ * containers only (init and sidecar containers lend their units to
+ * later ones), whole-byte memory, and every requested resource listed by
+ * N within both its capacity and its allocatable; anything else is judged. */
+bool judge_emptied_fits_one_numa(const struct inventory_node *emptied,
+				 const struct pod_demand *pod)
+{
+	int64_t need[64] = { 0 };
+	bitmask_t fits;
+	size_t i, j;
+	int r;
+
+	if (emptied->config_error[0] || emptied->policy == TM_POLICY_NONE ||
+	    emptied->nresources > 64)
+		return false;
+	for (i = 0; i < pod->ncontainers; i++) {
+		const struct container_demand *c = &pod->containers[i];
+
+		if (c->kind != CONTAINER_APP || !c->memory_whole)
+			return false;
+		if (c->cpus > 0) {
+			if (emptied->cpu < 0)
+				return false;
+			need[emptied->cpu] = i64_add_sat(need[emptied->cpu], c->cpus);
+		}
+		for (j = 0; j < c->nmemory + c->ndevices; j++) {
+			const struct demand_amount *d = j < c->nmemory ? &c->memory[j]
+							: &c->devices[j - c->nmemory];
+
+			if (d->amount <= 0)
+				continue;
+			r = inventory_find(emptied, d->name);
+			if (r < 0)
+				return false;
+			need[r] = i64_add_sat(need[r], d->amount);
+		}
+	}
+	fits = bitmask_full(emptied->numa_count);
+	for (r = 0; r < emptied->nresources && fits; r++) {
+		const struct inventory_resource *res = &emptied->resources[r];
+		bitmask_t b;
+
+		if (need[r] <= 0)
+			continue;
+		fits &= res->listed;
+		for (b = fits; b; b &= b - 1) {
+			int d = bitmask_lowest(b);
+
+			if (res->capacity[d] < need[r] || res->allocatable[d] < need[r] ||
+			    res->available[d] < need[r])
+				fits &= ~((bitmask_t)1 << d);
+		}
+	}
+	return fits != 0;
+}
+
 static bool emptied_admits(const struct inventory_node *emptied, const struct pod_demand *pod)
 {
 	struct pod_demand *mut = (struct pod_demand *)(uintptr_t)pod;
 	struct judge_memo *memo = atomic_load(&mut->memo);
-	const struct node_shape *ns = node_shape_of(emptied);
+	const struct node_shape *ns;
 	struct memo_entry *e;
 	struct verdict empty;
 	size_t i, start = 0;
 	bool admit;
 
+	if (judge_emptied_fits_one_numa(emptied, pod))
+		return true;
+	ns = node_shape_of(emptied);
 	if (!ns->overflow) {
 		if (memo == NULL) {
 			struct judge_memo *fresh = xcalloc(1, sizeof *fresh), *expect = NULL;

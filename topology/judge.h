@@ -80,6 +80,13 @@ void judge_node_ex(const struct inventory_node *node, const struct pod_demand *p
 
 void verdict_cleanup(struct verdict *v);
 
+/* A sufficient condition for an emptied node (available = allocatable) to
+ * admit the pod, far cheaper than judging it: one NUMA node holds the whole
+ * pod (see judge.c for why and for what it leaves to the judgement). False
+ * says nothing. Exported for tests. */
+bool judge_emptied_fits_one_numa(const struct inventory_node *emptied,
+				 const struct pod_demand *pod);
+
 /* The demand's memo of verdicts on emptied nodes (pod_demand.memo); accepts
  * NULL. Called by pod_demand_free. */
 struct judge_memo;

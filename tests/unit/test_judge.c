@@ -343,6 +343,60 @@ static void judge_unresolvable_memo_equals_second_judgement(void **state)
 	assert_true(rejected - unresolvable > 100);
 }
 
+/* The shortcut for emptied nodes never claims an admission the judgement
+ * would not make, and fires often enough here to be tested: random pods
+ * (init, sidecar and app containers, fractional CPUs, devices) on random
+ * emptied nodes of 1-8 NUMA nodes, every policy and scope, some with large
+ * allocatable so that one NUMA node holds whole pods. */
+static void judge_emptied_shortcut_never_overclaims(void **state)
+{
+	long fired = 0, admitted = 0, round;
+
+	(void)state;
+	for (round = 0; round < 4000; round++) {
+		struct pod_spec pod;
+		struct pod_demand *demand = NULL;
+		struct nrt_object obj;
+		struct inventory_node *node = NULL;
+		struct errmsg msg;
+		struct verdict e;
+		bool shortcut;
+		size_t z, k;
+
+		random_pod(&pod);
+		if (pod_demand_new(&pod, &demand, &msg) != ERR_OK)
+			fail_msg("%s", msg.text);
+		random_nrt(&obj, 1 + below(8));
+		if (below(2)) {
+			/* Grow some zones to hold whole pods. */
+			for (z = 0; z < obj.nzones; z++) {
+				for (k = 0; k < obj.zones[z].nresources && below(2); k++) {
+					struct nrt_resource *r = &obj.zones[z].resources[k];
+
+					r->capacity *= 4;
+					r->allocatable = r->capacity - below(2);
+				}
+			}
+		}
+		if (inventory_node_new(&obj, &node, &msg) != ERR_OK)
+			fail_msg("%s", msg.text);
+		shortcut = judge_emptied_fits_one_numa(node->emptied, demand);
+		judge_node(node->emptied, demand, &e);
+		if (shortcut && !e.admit)
+			fail_msg("round %ld: the shortcut admits, the judgement does not: %s", round,
+				 e.message);
+		fired += shortcut;
+		admitted += e.admit;
+		verdict_cleanup(&e);
+		inventory_node_free(node);
+		nrt_object_cleanup(&obj);
+		pod_demand_free(demand);
+		pod_spec_cleanup(&pod);
+	}
+	assert_true(fired > 500);
+	assert_true(admitted > fired);
+}
+
 /* Two NUMA nodes of 32 CPUs (free: cpu0 and cpu1) and 2 GPUs (free: gpu0 and
  * gpu1) under policy, container scope. */
 static struct inventory_node *two_numa(const char *policy, int64_t cpu0, int64_t cpu1,
@@ -513,6 +567,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(judge_random_single_numa_shortcut_and_invariants),
 		cmocka_unit_test(judge_unresolvable_memo_equals_second_judgement),
+		cmocka_unit_test(judge_emptied_shortcut_never_overclaims),
 		cmocka_unit_test(judge_reason_names_reused_init_cpus),
 		cmocka_unit_test(judge_reason_names_reused_init_devices),
 		cmocka_unit_test(judge_reason_without_reuse_at_fault),
