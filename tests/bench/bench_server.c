@@ -4,7 +4,9 @@
  *  1. client-side latency of POST /filter and /prioritize against the real
  *     server (server_start on 127.0.0.1:0, default settings: LeastAllocated)
  *     over ONE keep-alive libcurl connection, at 500 and 5000 candidate names
- *     (node-names mode) out of 5000 published 8-NUMA inventories;
+ *     (node-names mode) out of 5000 published 8-NUMA inventories (the
+ *     cluster, pod, candidate lists and client of tests/support/bench_cluster.c,
+ *     shared with bench_floor);
  *  2. filter+prioritize pairs as kube-scheduler sends them (filter, then
  *     prioritize with the surviving names), sequential on the same connection;
  *  3. the baselines on the same request bytes, in process, interleaved with
@@ -27,17 +29,12 @@
  */
 #include <curl/curl.h>
 #include <json-c/json.h>
-#include <microhttpd.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "extender/config.h"
 #include "extender/http/handlers.h"
@@ -46,15 +43,14 @@
 #include "extender/decide/settings.h"
 #include "extender/inventory/store.h"
 #include "extender/codec/wire.h"
-#include "tests/support/bench_machine.h"
+#include "tests/support/bench_cluster.h"
 #include "topology/alloc.h"
 #include "topology/demand.h"
 #include "topology/inventory.h"
 #include "topology/judge.h"
-#include "topology/nrt.h"
 #include "topology/score.h"
 
-/* --- run parameters, clock, random numbers, failures --- */
+/* --- run parameters --- */
 
 /* A cell runs at least min_* operations and at least *_ns of wall time
  * (checks included), at most max_ops operations. HTTP cells: [0] at the small
@@ -83,285 +79,11 @@ static struct run_cfg cfg = {
 	.threads = 2,
 };
 
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs("bench_server: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
-		die("clock_gettime(CLOCK_MONOTONIC) failed");
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t rng_state = 0x9e3779b97f4a7c15u;
-
-static uint64_t rnd(void)
-{
-	/* xorshift64*: deterministic, so every run sees the same cluster. */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 2685821657736338717u;
-}
-
-static int64_t rnd_below(int64_t k)
-{
-	return (int64_t)(rnd() % (uint64_t)k);
-}
-
 static volatile uint64_t sink; /* keeps results observable */
-
-static void print_header(const char *argv0)
-{
-	bench_print_machine(argv0);
-	printf("libraries: json-c %s, libmicrohttpd %s, libcurl %s\n", json_c_version(),
-	       MHD_get_version(), curl_version_info(CURLVERSION_NOW)->version);
-}
-
-/* --- a growable byte buffer --- */
-
-struct sbuf {
-	char *p;
-	size_t len, cap;
-};
-
-static void sb_put(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->len + n + 1) * 2;
-		b->p = xrealloc(b->p, b->cap);
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void sb_str(struct sbuf *b, const char *s)
-{
-	sb_put(b, s, strlen(s));
-}
-
-/* ======================================================================
- * The cluster: 5000 inventories of 8 NUMA nodes in one store.
- * ====================================================================== */
-
-#define GIB ((int64_t)1 << 30)
-#define NUMA 8
-
-static void attr_set(struct nrt_attribute *a, const char *name, const char *value)
-{
-	a->name = xstrdup(name);
-	a->value = xstrdup(value);
-}
-
-static void res_set(struct nrt_resource *r, const char *name, int64_t capacity,
-		    int64_t allocatable, int64_t available)
-{
-	r->name = xstrdup(name);
-	r->capacity = capacity;
-	r->allocatable = allocatable;
-	r->available = available;
-}
-
-static void node_name(size_t id, char *buf, size_t size)
-{
-	snprintf(buf, size, "worker-%05zu", id);
-}
-
-/* Node id from "worker-NNNNN", or SIZE_MAX. */
-static size_t node_id(const char *name)
-{
-	size_t id = 0;
-	int i;
-
-	if (strncmp(name, "worker-", 7) != 0 || strlen(name) != 12)
-		return SIZE_MAX;
-	for (i = 7; i < 12; i++) {
-		if (name[i] < '0' || name[i] > '9')
-			return SIZE_MAX;
-		id = id * 10 + (size_t)(name[i] - '0');
-	}
-	return id < cfg.nodes ? id : SIZE_MAX;
-}
-
-static const char *policy_of(size_t id)
-{
-	/* Exactly 70 / 20 / 10 % over every ten consecutive nodes. */
-	size_t k = (id * 7) % 10;
-
-	return k < 7 ? "single-numa-node" : k < 9 ? "restricted" : "best-effort";
-}
-
-/* Two sockets of four NUMA nodes each; per NUMA node: cpu 16 (0..16 free),
- * memory 64Gi (62Gi allocatable on NUMA 0; 0..48Gi in use), on a third of the
- * nodes hugepages-1Gi 8Gi (0..8Gi free); nvidia.com/gpu 0..2 and
- * dsa.intel.com/wq-user-shared 0..4 per NUMA node (listed only where
- * present), partly in use. */
-static struct inventory_node *node_build(size_t id)
-{
-	struct nrt_object obj;
-	struct inventory_node *node = NULL;
-	bool hugepages = rnd_below(3) == 0;
-	struct errmsg msg;
-	char name[32];
-	enum err rc;
-	int i, j;
-
-	memset(&obj, 0, sizeof obj);
-	node_name(id, name, sizeof name);
-	obj.name = xstrdup(name);
-	obj.api_version = xstrdup("topology.node.k8s.io/v1alpha2");
-	snprintf(name, sizeof name, "%zu", 1000000 + id);
-	obj.resource_version = xstrdup(name);
-	obj.nattributes = 2;
-	obj.attributes = xcalloc(obj.nattributes, sizeof *obj.attributes);
-	attr_set(&obj.attributes[0], "topologyManagerPolicy", policy_of(id));
-	attr_set(&obj.attributes[1], "topologyManagerScope", "container");
-	obj.nzones = NUMA;
-	obj.zones = xcalloc(obj.nzones, sizeof *obj.zones);
-	for (i = 0; i < NUMA; i++) {
-		struct nrt_zone *z = &obj.zones[i];
-		int64_t gpu = rnd_below(3), dsa = rnd_below(5);
-		int64_t mem_alloc = (i == 0 ? 62 : 64) * GIB;
-		size_t k = 0;
-
-		snprintf(name, sizeof name, "node-%d", i);
-		z->name = xstrdup(name);
-		z->type = xstrdup("Node");
-		z->resources = xcalloc(5, sizeof *z->resources);
-		res_set(&z->resources[k++], "cpu", 16, 16, rnd_below(17));
-		res_set(&z->resources[k++], "memory", 64 * GIB, mem_alloc,
-			mem_alloc - rnd_below(49) * GIB);
-		if (hugepages)
-			res_set(&z->resources[k++], "hugepages-1Gi", 8 * GIB, 8 * GIB,
-				rnd_below(9) * GIB);
-		if (gpu > 0)
-			res_set(&z->resources[k++], "nvidia.com/gpu", gpu, gpu,
-				gpu - rnd_below(gpu + 1));
-		if (dsa > 0)
-			res_set(&z->resources[k++], "dsa.intel.com/wq-user-shared", dsa, dsa,
-				dsa - rnd_below(dsa + 1));
-		z->nresources = k;
-		z->ncosts = NUMA;
-		z->costs = xcalloc(z->ncosts, sizeof *z->costs);
-		for (j = 0; j < NUMA; j++) {
-			snprintf(name, sizeof name, "node-%d", j);
-			z->costs[j].name = xstrdup(name);
-			z->costs[j].value = i == j ? 10 : i / 4 == j / 4 ? 12 : 32;
-		}
-	}
-	rc = inventory_node_new(&obj, &node, &msg);
-	nrt_object_cleanup(&obj);
-	if (rc != ERR_OK || node == NULL)
-		die("inventory_node_new(worker-%05zu): %s: %s", id, err_name(rc), msg.text);
-	if (node->config_error[0])
-		die("%s: kubelet config error: %s", node->name, node->config_error);
-	return node;
-}
-
-static void cluster_publish(struct store *st)
-{
-	struct store_batch *b = store_batch_new();
-	uint64_t t0 = now_ns(), t1;
-	size_t id;
-
-	for (id = 0; id < cfg.nodes; id++) {
-		struct inventory_node *node = node_build(id);
-		char version[32];
-
-		snprintf(version, sizeof version, "%zu", 1000000 + id);
-		store_batch_put(b, node, "bench", version);
-	}
-	t1 = now_ns();
-	store_publish(st, b);
-	store_set_ready(st, true);
-	printf("cluster: %zu nodes x %d NUMA (70%% single-numa-node, 20%% restricted, 10%% "
-	       "best-effort; container scope), built in %.0f ms, published in %.1f ms\n",
-	       cfg.nodes, NUMA, (double)(t1 - t0) / 1e6, (double)(now_ns() - t1) / 1e6);
-}
 
 /* ======================================================================
  * Requests, expected replies and their checks.
  * ====================================================================== */
-
-/* The pod of tests/data/fixtures/wire/filter-request-nodecache.json, compact:
- * Guaranteed; server: cpu 8, memory 32Gi, nvidia.com/gpu 1, dsa 1; metrics:
- * cpu 1, memory 512Mi. */
-static const char pod_json[] =
-	"{\"metadata\":{\"name\":\"infer-llm-7c9d5b8f6-x2vkq\",\"generateName\":\"infer-llm-7c9d5b8f6-\","
-	"\"namespace\":\"ml-serving\",\"uid\":\"6b1f0c3e-2a7d-4e59-9c1b-8f3d2e7a4c10\","
-	"\"resourceVersion\":\"48211937\",\"creationTimestamp\":\"2025-03-14T09:21:07Z\","
-	"\"labels\":{\"app.kubernetes.io/name\":\"infer-llm\",\"app.kubernetes.io/component\":\"server\","
-	"\"pod-template-hash\":\"7c9d5b8f6\"},\"annotations\":{\"kubectl.kubernetes.io/default-container\":"
-	"\"server\"},\"ownerReferences\":[{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"name\":"
-	"\"infer-llm-7c9d5b8f6\",\"uid\":\"0d4b6a52-91c3-4f0e-8a77-3c2e5b1d9f04\",\"controller\":true,"
-	"\"blockOwnerDeletion\":true}]},\"spec\":{\"volumes\":[{\"name\":\"model-cache\",\"emptyDir\":"
-	"{\"medium\":\"Memory\",\"sizeLimit\":\"4Gi\"}},{\"name\":\"kube-api-access-q7zlm\",\"projected\":"
-	"{\"sources\":[{\"serviceAccountToken\":{\"expirationSeconds\":3607,\"path\":\"token\"}},"
-	"{\"configMap\":{\"name\":\"kube-root-ca.crt\",\"items\":[{\"key\":\"ca.crt\",\"path\":\"ca.crt\"}]}},"
-	"{\"downwardAPI\":{\"items\":[{\"path\":\"namespace\",\"fieldRef\":{\"apiVersion\":\"v1\","
-	"\"fieldPath\":\"metadata.namespace\"}}]}}],\"defaultMode\":420}}],\"containers\":[{\"name\":"
-	"\"server\",\"image\":\"registry.example.internal/ml/infer-llm:2.4.1\",\"args\":[\"--port=8080\","
-	"\"--dsa-offload=memmove\"],\"ports\":[{\"name\":\"http\",\"containerPort\":8080,\"protocol\":"
-	"\"TCP\"}],\"resources\":{\"limits\":{\"cpu\":\"8\",\"memory\":\"32Gi\",\"nvidia.com/gpu\":\"1\","
-	"\"dsa.intel.com/wq-user-shared\":\"1\"},\"requests\":{\"cpu\":\"8\",\"memory\":\"32Gi\","
-	"\"nvidia.com/gpu\":\"1\",\"dsa.intel.com/wq-user-shared\":\"1\"}},\"volumeMounts\":[{\"name\":"
-	"\"model-cache\",\"mountPath\":\"/models\"},{\"name\":\"kube-api-access-q7zlm\",\"readOnly\":true,"
-	"\"mountPath\":\"/var/run/secrets/kubernetes.io/serviceaccount\"}],\"terminationMessagePath\":"
-	"\"/dev/termination-log\",\"terminationMessagePolicy\":\"File\",\"imagePullPolicy\":"
-	"\"IfNotPresent\"},{\"name\":\"metrics\",\"image\":"
-	"\"registry.example.internal/obs/gpu-metrics-sidecar:0.9.3\",\"resources\":{\"limits\":{\"cpu\":"
-	"\"1\",\"memory\":\"512Mi\"},\"requests\":{\"cpu\":\"1\",\"memory\":\"512Mi\"}},\"volumeMounts\":"
-	"[{\"name\":\"kube-api-access-q7zlm\",\"readOnly\":true,\"mountPath\":"
-	"\"/var/run/secrets/kubernetes.io/serviceaccount\"}],\"terminationMessagePath\":"
-	"\"/dev/termination-log\",\"terminationMessagePolicy\":\"File\",\"imagePullPolicy\":"
-	"\"IfNotPresent\"}],\"restartPolicy\":\"Always\",\"terminationGracePeriodSeconds\":30,"
-	"\"dnsPolicy\":\"ClusterFirst\",\"serviceAccountName\":\"infer-llm\",\"serviceAccount\":"
-	"\"infer-llm\",\"securityContext\":{},\"affinity\":{\"nodeAffinity\":"
-	"{\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":[{"
-	"\"matchExpressions\":[{\"key\":\"nvidia.com/gpu.present\",\"operator\":\"In\",\"values\":"
-	"[\"true\"]}]}]}}},\"schedulerName\":\"default-scheduler\",\"tolerations\":[{\"key\":"
-	"\"node.kubernetes.io/not-ready\",\"operator\":\"Exists\",\"effect\":\"NoExecute\","
-	"\"tolerationSeconds\":300},{\"key\":\"node.kubernetes.io/unreachable\",\"operator\":\"Exists\","
-	"\"effect\":\"NoExecute\",\"tolerationSeconds\":300},{\"key\":\"nvidia.com/gpu\",\"operator\":"
-	"\"Exists\",\"effect\":\"NoSchedule\"}],\"priorityClassName\":\"ml-serving-high\",\"priority\":"
-	"100000,\"enableServiceLinks\":true,\"preemptionPolicy\":\"PreemptLowerPriority\"},\"status\":"
-	"{\"phase\":\"Pending\",\"qosClass\":\"Guaranteed\"}}";
-
-/* ExtenderArgs in node-names mode for the given node ids, in that order. */
-static void args_body(const size_t *ids, size_t n, struct sbuf *out)
-{
-	char name[32];
-	size_t i;
-
-	out->len = 0;
-	sb_str(out, "{\"Pod\":");
-	sb_put(out, pod_json, sizeof pod_json - 1);
-	sb_str(out, ",\"Nodes\":null,\"NodeNames\":[");
-	for (i = 0; i < n; i++) {
-		if (i)
-			sb_put(out, ",", 1);
-		node_name(ids[i], name, sizeof name);
-		sb_put(out, "\"", 1);
-		sb_str(out, name);
-		sb_put(out, "\"", 1);
-	}
-	sb_str(out, "]}");
-}
 
 /* One request body and what the server answers it (the first reply; every
  * later reply, and the handler's own output, must be identical). */
@@ -369,7 +91,7 @@ struct body {
 	char label[16];
 	size_t *ids;                 /* candidates in request order */
 	size_t n;
-	struct sbuf text;
+	struct bench_buf text;
 	char *filter_reply;
 	size_t filter_len;
 	char *prio_reply;
@@ -388,25 +110,11 @@ static size_t *pos_map;
 
 static void body_init(struct body *b, const char *label, size_t n, bool shuffle_all)
 {
-	size_t i;
-
 	memset(b, 0, sizeof *b);
 	snprintf(b->label, sizeof b->label, "%s", label);
 	b->n = n;
-	b->ids = xcalloc(cfg.nodes, sizeof *b->ids);
-	for (i = 0; i < cfg.nodes; i++)
-		b->ids[i] = i;
-	/* Fisher-Yates: the first n of a random permutation (all of it when
-	 * n == nodes), as kube-scheduler's node tree hands them out. */
-	if (shuffle_all || n < cfg.nodes) {
-		for (i = cfg.nodes - 1; i > 0; i--) {
-			size_t j = (size_t)rnd_below((int64_t)i + 1), t = b->ids[i];
-
-			b->ids[i] = b->ids[j];
-			b->ids[j] = t;
-		}
-	}
-	args_body(b->ids, n, &b->text);
+	b->ids = bench_candidates(cfg.nodes, n, shuffle_all);
+	bench_args_body(bench_pod_json, bench_pod_len, b->ids, n, &b->text);
 	b->outcome = xcalloc(n + 1, sizeof *b->outcome);
 	b->reason = xcalloc(n + 1, sizeof *b->reason);
 	b->score = xcalloc(n + 1, sizeof *b->score);
@@ -447,11 +155,11 @@ static struct json_object *parse_exact(const char *text, size_t len, const char 
 	struct json_object *o;
 
 	if (tok == NULL)
-		die("json_tokener_new_ex failed");
+		bench_die("json_tokener_new_ex failed");
 	o = json_tokener_parse_ex(tok, text, (int)len);
 	if (o == NULL || json_tokener_get_error(tok) != json_tokener_success ||
 	    (size_t)json_tokener_get_parse_end(tok) != len)
-		die("%s: not exactly one JSON value (%s): %.200s", what,
+		bench_die("%s: not exactly one JSON value (%s): %.200s", what,
 		    json_tokener_error_desc(json_tokener_get_error(tok)), text);
 	json_tokener_free(tok);
 	return o;
@@ -463,7 +171,7 @@ static struct json_object *member(struct json_object *o, const char *key, enum j
 	struct json_object *v = NULL;
 
 	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, type))
-		die("%s: member %s missing or of the wrong type", what, key);
+		bench_die("%s: member %s missing or of the wrong type", what, key);
 	return v;
 }
 
@@ -473,7 +181,7 @@ static void want_set(const size_t *ids, size_t n)
 
 	for (i = 0; i < n; i++) {
 		if (want_map[ids[i]])
-			die("internal error: candidate worker-%05zu given twice", ids[i]);
+			bench_die("internal error: candidate worker-%05zu given twice", ids[i]);
 		want_map[ids[i]] = 1;
 		seen_map[ids[i]] = 0;
 		pos_map[ids[i]] = i;
@@ -486,7 +194,7 @@ static void want_check_clear(const size_t *ids, size_t n, const char *what)
 
 	for (i = 0; i < n; i++) {
 		if (seen_map[ids[i]] != 1)
-			die("%s: worker-%05zu accounted for %d times", what, ids[i], seen_map[ids[i]]);
+			bench_die("%s: worker-%05zu accounted for %d times", what, ids[i], seen_map[ids[i]]);
 		want_map[ids[i]] = 0;
 		seen_map[ids[i]] = 0;
 	}
@@ -496,12 +204,12 @@ static void want_check_clear(const size_t *ids, size_t n, const char *what)
  * not seen before in this reply. */
 static size_t reply_name(const char *name, const char *what)
 {
-	size_t id = node_id(name);
+	size_t id = bench_node_id(name, cfg.nodes);
 
 	if (id == SIZE_MAX || !want_map[id])
-		die("%s: \"%s\" was not a candidate", what, name);
+		bench_die("%s: \"%s\" was not a candidate", what, name);
 	if (seen_map[id]++)
-		die("%s: \"%s\" appears twice", what, name);
+		bench_die("%s: \"%s\" appears twice", what, name);
 	return pos_map[id];
 }
 
@@ -516,7 +224,7 @@ static void bucket_walk(struct json_object *map, enum wire_outcome outcome, stru
 		size_t pos = reply_name(json_object_iter_peek_name(&it), what);
 
 		if (!json_object_is_type(v, json_type_string) || json_object_get_string_len(v) == 0)
-			die("%s: reason of %s is not a non-empty string", what,
+			bench_die("%s: reason of %s is not a non-empty string", what,
 			    json_object_iter_peek_name(&it));
 		if (fill) {
 			fill->outcome[pos] = outcome;
@@ -538,11 +246,11 @@ static size_t check_filter(const char *text, size_t len, const size_t *ids, size
 	size_t i, npass = 0, nfailed = 0, nunres = 0;
 
 	if (!json_object_is_type(o, json_type_object) || json_object_object_length(o) != 5)
-		die("%s: not an object of 5 members: %.200s", what, text);
+		bench_die("%s: not an object of 5 members: %.200s", what, text);
 	if (!json_object_object_get_ex(o, "Nodes", &v) || v != NULL)
-		die("%s: Nodes is not null", what);
+		bench_die("%s: Nodes is not null", what);
 	if (strcmp(json_object_get_string(member(o, "Error", json_type_string, what)), "") != 0)
-		die("%s: Error: %s", what, json_object_get_string(member(o, "Error", json_type_string, what)));
+		bench_die("%s: Error: %s", what, json_object_get_string(member(o, "Error", json_type_string, what)));
 	want_set(ids, n);
 	pass = member(o, "NodeNames", json_type_array, what);
 	for (i = 0; i < json_object_array_length(pass); i++) {
@@ -550,7 +258,7 @@ static size_t check_filter(const char *text, size_t len, const size_t *ids, size
 		size_t pos;
 
 		if (!json_object_is_type(s, json_type_string))
-			die("%s: NodeNames[%zu] is not a string", what, i);
+			bench_die("%s: NodeNames[%zu] is not a string", what, i);
 		pos = reply_name(json_object_get_string(s), what);
 		if (fill) {
 			fill->outcome[pos] = WIRE_PASS;
@@ -582,7 +290,7 @@ static void check_prioritize(const char *text, size_t len, const size_t *ids, si
 	size_t i;
 
 	if (!json_object_is_type(o, json_type_array) || json_object_array_length(o) != n)
-		die("%s: not an array of %zu entries: %.200s", what, n, text);
+		bench_die("%s: not an array of %zu entries: %.200s", what, n, text);
 	want_set(ids, n);
 	for (i = 0; i < n; i++) {
 		struct json_object *e = json_object_array_get_idx(o, i), *score;
@@ -590,12 +298,12 @@ static void check_prioritize(const char *text, size_t len, const size_t *ids, si
 		int64_t s;
 
 		if (!json_object_is_type(e, json_type_object) || json_object_object_length(e) != 2)
-			die("%s: [%zu] is not an object of 2 members", what, i);
+			bench_die("%s: [%zu] is not an object of 2 members", what, i);
 		pos = reply_name(json_object_get_string(member(e, "Host", json_type_string, what)), what);
 		score = member(e, "Score", json_type_int, what);
 		s = json_object_get_int64(score);
 		if (s < 0 || s > 10)
-			die("%s: score %lld out of 0..10", what, (long long)s);
+			bench_die("%s: score %lld out of 0..10", what, (long long)s);
 		if (scores)
 			scores[pos] = s;
 	}
@@ -648,8 +356,8 @@ static void run_cell(op_fn fn, void *ctx, void (*mark)(void *ctx), size_t min_op
 		sink += fn(ctx);
 	if (mark)
 		mark(ctx);
-	t0 = now_ns();
-	while (n < cfg.max_ops && (n < min_ops || now_ns() - t0 < budget_ns)) {
+	t0 = bench_now_ns();
+	while (n < cfg.max_ops && (n < min_ops || bench_now_ns() - t0 < budget_ns)) {
 		if (n == cap) {
 			cap *= 2;
 			samples = xreallocarray(samples, cap, sizeof *samples);
@@ -669,121 +377,6 @@ static void run_cell(op_fn fn, void *ctx, void (*mark)(void *ctx), size_t min_op
 }
 
 /* ======================================================================
- * The HTTP client: one libcurl easy handle, one keep-alive connection.
- * ====================================================================== */
-
-struct client {
-	CURL *curl;
-	struct curl_slist *headers;
-	struct sbuf reply;
-	char filter_url[64], prio_url[64], metrics_url[64];
-	long connects;               /* connections libcurl opened */
-	long requests;
-};
-
-static size_t on_write(char *data, size_t size, size_t n, void *arg)
-{
-	sb_put(arg, data, size * n);
-	return size * n;
-}
-
-static void client_init(struct client *c, int port)
-{
-	memset(c, 0, sizeof *c);
-	c->curl = curl_easy_init();
-	if (c->curl == NULL)
-		die("curl_easy_init failed");
-	snprintf(c->filter_url, sizeof c->filter_url, "http://127.0.0.1:%d/filter", port);
-	snprintf(c->prio_url, sizeof c->prio_url, "http://127.0.0.1:%d/prioritize", port);
-	snprintf(c->metrics_url, sizeof c->metrics_url, "http://127.0.0.1:%d/metrics", port);
-	/* As kube-scheduler's client: POST, application/json, no Expect. */
-	c->headers = curl_slist_append(c->headers, "Content-Type: application/json");
-	c->headers = curl_slist_append(c->headers, "Expect:");
-	curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c->curl, CURLOPT_TIMEOUT, 30L);
-	curl_easy_setopt(c->curl, CURLOPT_TCP_NODELAY, 1L);
-	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, c->headers);
-	curl_easy_setopt(c->curl, CURLOPT_POST, 1L);
-	curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_write);
-	curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, &c->reply);
-	c->reply.cap = 1 << 16;
-	c->reply.p = xmalloc(c->reply.cap);
-}
-
-static void client_cleanup(struct client *c)
-{
-	curl_easy_cleanup(c->curl);
-	curl_slist_free_all(c->headers);
-	free(c->reply.p);
-	memset(c, 0, sizeof *c);
-}
-
-/* POSTs body; the reply lands in c->reply. Returns the client-side latency
- * (curl_easy_perform, from the first byte sent to the last byte read). */
-static uint64_t client_post(struct client *c, bool filter, const char *body, size_t len)
-{
-	long status = 0, connects = 0;
-	uint64_t t0, t1;
-	CURLcode rc;
-
-	c->reply.len = 0;
-	c->reply.p[0] = '\0';
-	curl_easy_setopt(c->curl, CURLOPT_URL, filter ? c->filter_url : c->prio_url);
-	curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
-	t0 = now_ns();
-	rc = curl_easy_perform(c->curl);
-	t1 = now_ns();
-	if (rc != CURLE_OK)
-		die("POST %s: %s", filter ? "/filter" : "/prioritize", curl_easy_strerror(rc));
-	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
-	curl_easy_getinfo(c->curl, CURLINFO_NUM_CONNECTS, &connects);
-	if (status != 200)
-		die("POST %s: HTTP %ld: %.200s", filter ? "/filter" : "/prioritize", status,
-		    c->reply.p);
-	c->connects += connects;
-	c->requests++;
-	return t1 - t0;
-}
-
-/* GET /metrics on the same connection: the server's own duration sum (s) and
- * count for verb ("filter", "prioritize"), measured from the request's
- * first callback to its reply being queued. */
-static void server_time(struct client *c, const char *verb, double *sum_s, double *count)
-{
-	char key[128];
-	const char *p;
-	long status = 0, connects = 0;
-	CURLcode rc;
-
-	c->reply.len = 0;
-	c->reply.p[0] = '\0';
-	curl_easy_setopt(c->curl, CURLOPT_HTTPGET, 1L);
-	curl_easy_setopt(c->curl, CURLOPT_URL, c->metrics_url);
-	rc = curl_easy_perform(c->curl);
-	curl_easy_setopt(c->curl, CURLOPT_POST, 1L);
-	if (rc != CURLE_OK)
-		die("GET /metrics: %s", curl_easy_strerror(rc));
-	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
-	curl_easy_getinfo(c->curl, CURLINFO_NUM_CONNECTS, &connects);
-	if (status != 200)
-		die("GET /metrics: HTTP %ld", status);
-	c->connects += connects;
-	c->requests++;
-	snprintf(key, sizeof key, "numa_extender_request_duration_seconds_sum{verb=\"%s\"} ", verb);
-	p = strstr(c->reply.p, key);
-	if (p == NULL)
-		die("GET /metrics: no %s", key);
-	*sum_s = strtod(p + strlen(key), NULL);
-	snprintf(key, sizeof key, "numa_extender_request_duration_seconds_count{verb=\"%s\"} ",
-		 verb);
-	p = strstr(c->reply.p, key);
-	if (p == NULL)
-		die("GET /metrics: no %s", key);
-	*count = strtod(p + strlen(key), NULL);
-}
-
-/* ======================================================================
  * The operations.
  * ====================================================================== */
 
@@ -793,7 +386,7 @@ struct env {
 	struct handler_ctx ctx;
 	struct config config;
 	struct server *server;
-	struct client client;
+	struct bench_client client;
 };
 
 /* What one iteration of a Part 1 cell measures besides the request itself,
@@ -817,7 +410,7 @@ struct op {
 	uint64_t *side[NSIDES];
 	size_t nside, side_cap;
 	/* pairs */
-	struct sbuf prio_body;
+	struct bench_buf prio_body;
 	size_t *survivors;
 	size_t nsurvivors;
 	/* decoded once, for the judge and encode stages */
@@ -850,26 +443,26 @@ static void side_free(struct op *op)
 static uint64_t op_http_filter(void *arg)
 {
 	struct op *op = arg;
-	struct client *c = &op->env->client;
+	struct bench_client *c = &op->env->client;
 	struct body *b = op->body;
-	uint64_t ns = client_post(c, true, b->text.p, b->text.len);
+	uint64_t ns = bench_client_post(c, true, b->text.p, b->text.len);
 
 	check_filter(c->reply.p, c->reply.len, b->ids, b->n, NULL);
 	if (c->reply.len != b->filter_len || memcmp(c->reply.p, b->filter_reply, b->filter_len) != 0)
-		die("filter reply at %s names differs from the first one", b->label);
+		bench_die("filter reply at %s names differs from the first one", b->label);
 	return ns;
 }
 
 static uint64_t op_http_prioritize(void *arg)
 {
 	struct op *op = arg;
-	struct client *c = &op->env->client;
+	struct bench_client *c = &op->env->client;
 	struct body *b = op->body;
-	uint64_t ns = client_post(c, false, b->text.p, b->text.len);
+	uint64_t ns = bench_client_post(c, false, b->text.p, b->text.len);
 
 	check_prioritize(c->reply.p, c->reply.len, b->ids, b->n, NULL);
 	if (c->reply.len != b->prio_len || memcmp(c->reply.p, b->prio_reply, b->prio_len) != 0)
-		die("prioritize reply at %s names differs from the first one", b->label);
+		bench_die("prioritize reply at %s names differs from the first one", b->label);
 	return ns;
 }
 
@@ -879,7 +472,7 @@ static void op_mark(void *arg)
 	struct op *op = arg;
 
 	op->nside = 0;
-	server_time(&op->env->client, op->filter ? "filter" : "prioritize", &op->srv_sum,
+	bench_server_time(&op->env->client, op->filter ? "filter" : "prioritize", &op->srv_sum,
 		    &op->srv_count);
 }
 
@@ -888,7 +481,7 @@ static double op_server_mean(struct op *op)
 {
 	double sum, count;
 
-	server_time(&op->env->client, op->filter ? "filter" : "prioritize", &sum, &count);
+	bench_server_time(&op->env->client, op->filter ? "filter" : "prioritize", &sum, &count);
 	if (count <= op->srv_count)
 		return 0;
 	return (sum - op->srv_sum) / (count - op->srv_count) * 1e6;
@@ -899,37 +492,37 @@ static double op_server_mean(struct op *op)
 static uint64_t op_pair(void *arg)
 {
 	struct op *op = arg;
-	struct client *c = &op->env->client;
+	struct bench_client *c = &op->env->client;
 	struct body *b = op->body;
 	struct json_object *o, *pass;
-	uint64_t t0 = now_ns(), t1, tf, tp;
+	uint64_t t0 = bench_now_ns(), t1, tf, tp;
 	size_t i, n;
 
-	tf = client_post(c, true, b->text.p, b->text.len);
+	tf = bench_client_post(c, true, b->text.p, b->text.len);
 	o = parse_exact(c->reply.p, c->reply.len, "filter reply");
 	pass = member(o, "NodeNames", json_type_array, "filter reply");
 	n = json_object_array_length(pass);
 	op->prio_body.len = 0;
-	sb_str(&op->prio_body, "{\"Pod\":");
-	sb_put(&op->prio_body, pod_json, sizeof pod_json - 1);
-	sb_str(&op->prio_body, ",\"Nodes\":null,\"NodeNames\":[");
+	bench_buf_str(&op->prio_body, "{\"Pod\":");
+	bench_buf_put(&op->prio_body, bench_pod_json, bench_pod_len);
+	bench_buf_str(&op->prio_body, ",\"Nodes\":null,\"NodeNames\":[");
 	for (i = 0; i < n; i++) {
 		struct json_object *s = json_object_array_get_idx(pass, i);
 
 		if (i)
-			sb_put(&op->prio_body, ",", 1);
-		sb_put(&op->prio_body, "\"", 1);
-		sb_put(&op->prio_body, json_object_get_string(s), (size_t)json_object_get_string_len(s));
-		sb_put(&op->prio_body, "\"", 1);
-		op->survivors[i] = node_id(json_object_get_string(s));
+			bench_buf_put(&op->prio_body, ",", 1);
+		bench_buf_put(&op->prio_body, "\"", 1);
+		bench_buf_put(&op->prio_body, json_object_get_string(s), (size_t)json_object_get_string_len(s));
+		bench_buf_put(&op->prio_body, "\"", 1);
+		op->survivors[i] = bench_node_id(json_object_get_string(s), cfg.nodes);
 	}
-	sb_str(&op->prio_body, "]}");
+	bench_buf_str(&op->prio_body, "]}");
 	json_object_put(o);
 	/* The full check of this reply is the one of the first reply: same bytes. */
 	if (c->reply.len != b->filter_len || memcmp(c->reply.p, b->filter_reply, b->filter_len) != 0)
-		die("filter reply at %s names differs from the first one", b->label);
-	tp = client_post(c, false, op->prio_body.p, op->prio_body.len);
-	t1 = now_ns();
+		bench_die("filter reply at %s names differs from the first one", b->label);
+	tp = bench_client_post(c, false, op->prio_body.p, op->prio_body.len);
+	t1 = bench_now_ns();
 	/* Untimed: the checks. */
 	check_prioritize(c->reply.p, c->reply.len, op->survivors, n, NULL);
 	op->nsurvivors = n;
@@ -952,7 +545,7 @@ static struct json_object *baseline_names(struct json_object **req, const struct
 	*req = json_tokener_parse_ex(tok, b->text.p, (int)b->text.len);
 	if (*req == NULL || !json_object_object_get_ex(*req, "NodeNames", &names) ||
 	    json_object_array_length(names) != b->n)
-		die("json-c baseline: cannot parse the request");
+		bench_die("json-c baseline: cannot parse the request");
 	json_tokener_free(tok);
 	return names;
 }
@@ -1023,19 +616,19 @@ static size_t baseline_prioritize_once(const struct body *b, char *copy, size_t 
 static uint64_t op_baseline_filter(void *arg)
 {
 	struct op *op = arg;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = bench_now_ns();
 
 	sink += baseline_filter_once(op->body, NULL, 0);
-	return now_ns() - t0;
+	return bench_now_ns() - t0;
 }
 
 static uint64_t op_baseline_prioritize(void *arg)
 {
 	struct op *op = arg;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = bench_now_ns();
 
 	sink += baseline_prioritize_once(op->body, NULL, 0);
-	return now_ns() - t0;
+	return bench_now_ns() - t0;
 }
 
 static uint64_t op_handler_filter(void *arg)
@@ -1043,12 +636,12 @@ static uint64_t op_handler_filter(void *arg)
 	struct op *op = arg;
 	struct body *b = op->body;
 	struct reply r;
-	uint64_t t0 = now_ns(), t1;
+	uint64_t t0 = bench_now_ns(), t1;
 
 	handle_filter(&op->env->ctx, b->text.p, b->text.len, &r);
-	t1 = now_ns();
+	t1 = bench_now_ns();
 	if (r.status != 200 || r.len != b->filter_len || memcmp(r.body, b->filter_reply, r.len) != 0)
-		die("handle_filter at %s names: status %d, reply differs from the HTTP one",
+		bench_die("handle_filter at %s names: status %d, reply differs from the HTTP one",
 		    b->label, r.status);
 	free(r.body);
 	return t1 - t0;
@@ -1059,12 +652,12 @@ static uint64_t op_handler_prioritize(void *arg)
 	struct op *op = arg;
 	struct body *b = op->body;
 	struct reply r;
-	uint64_t t0 = now_ns(), t1;
+	uint64_t t0 = bench_now_ns(), t1;
 
 	handle_prioritize(&op->env->ctx, b->text.p, b->text.len, &r);
-	t1 = now_ns();
+	t1 = bench_now_ns();
 	if (r.status != 200 || r.len != b->prio_len || memcmp(r.body, b->prio_reply, r.len) != 0)
-		die("handle_prioritize at %s names: status %d, reply differs from the HTTP one",
+		bench_die("handle_prioritize at %s names: status %d, reply differs from the HTTP one",
 		    b->label, r.status);
 	free(r.body);
 	return t1 - t0;
@@ -1077,14 +670,14 @@ static uint64_t op_decode(void *arg)
 	struct wire_args args;
 	struct pod_demand *demand = NULL;
 	struct errmsg msg;
-	uint64_t t0 = now_ns(), t1;
+	uint64_t t0 = bench_now_ns(), t1;
 
 	if (wire_decode_args(op->body->text.p, op->body->text.len, &args, &msg) != ERR_OK ||
 	    pod_demand_new(&args.pod, &demand, &msg) != ERR_OK)
-		die("decode: %s", msg.text);
+		bench_die("decode: %s", msg.text);
 	pod_demand_free(demand);
 	wire_args_cleanup(&args);
-	t1 = now_ns();
+	t1 = bench_now_ns();
 	return t1 - t0;
 }
 
@@ -1092,7 +685,7 @@ static uint64_t judge_all(struct op *op, bool filter)
 {
 	struct store_set *set = store_acquire(op->env->store);
 	struct settings *settings = settings_acquire(op->env->ctx.settings);
-	uint64_t t0 = now_ns(), t1, acc = 0;
+	uint64_t t0 = bench_now_ns(), t1, acc = 0;
 	size_t i;
 
 	for (i = 0; i < op->args.nnames; i++) {
@@ -1101,7 +694,7 @@ static uint64_t judge_all(struct op *op, bool filter)
 		char summary[300];
 
 		if (sn == NULL)
-			die("judge: %s is not in the store", op->args.names[i]);
+			bench_die("judge: %s is not in the store", op->args.names[i]);
 		judge_node(sn->inventory, op->demand, &v);
 		if (filter) {
 			if (!v.admit) {
@@ -1113,7 +706,7 @@ static uint64_t judge_all(struct op *op, bool filter)
 		}
 		verdict_cleanup(&v);
 	}
-	t1 = now_ns();
+	t1 = bench_now_ns();
 	sink += acc;
 	settings_unref(settings);
 	store_release(set);
@@ -1134,12 +727,12 @@ static uint64_t op_encode_filter(void *arg)
 {
 	struct op *op = arg;
 	size_t len = 0;
-	uint64_t t0 = now_ns(), t1;
+	uint64_t t0 = bench_now_ns(), t1;
 	char *json = wire_encode_filter(&op->args, op->body->outcome, op->body->reason, &len);
 
-	t1 = now_ns();
+	t1 = bench_now_ns();
 	if (len != op->body->filter_len || memcmp(json, op->body->filter_reply, len) != 0)
-		die("wire_encode_filter at %s names differs from the server's reply", op->body->label);
+		bench_die("wire_encode_filter at %s names differs from the server's reply", op->body->label);
 	free(json);
 	return t1 - t0;
 }
@@ -1148,12 +741,12 @@ static uint64_t op_encode_prioritize(void *arg)
 {
 	struct op *op = arg;
 	size_t len = 0;
-	uint64_t t0 = now_ns(), t1;
+	uint64_t t0 = bench_now_ns(), t1;
 	char *json = wire_encode_prioritize(&op->args, op->body->score, &len);
 
-	t1 = now_ns();
+	t1 = bench_now_ns();
 	if (len != op->body->prio_len || memcmp(json, op->body->prio_reply, len) != 0)
-		die("wire_encode_prioritize at %s names differs from the server's reply",
+		bench_die("wire_encode_prioritize at %s names differs from the server's reply",
 		    op->body->label);
 	free(json);
 	return t1 - t0;
@@ -1201,15 +794,15 @@ static void env_start(struct env *e, bool http)
 	e->config.listen = xstrdup("127.0.0.1:0");
 	e->config.threads = cfg.threads;
 	e->store = store_new();
-	cluster_publish(e->store);
+	bench_cluster_publish(e->store, cfg.nodes);
 	settings_holder_init(&e->holder, settings_new(&e->config));
 	e->ctx.store = e->store;
 	e->ctx.settings = &e->holder;
 	if (!http)
 		return;
 	if (server_start(&e->config, &e->ctx, &e->server, &msg) != ERR_OK)
-		die("server_start: %s", msg.text);
-	client_init(&e->client, server_port(e->server));
+		bench_die("server_start: %s", msg.text);
+	bench_client_init(&e->client, server_port(e->server));
 	printf("server: libmicrohttpd on 127.0.0.1:%d, threads %d, scoring %s, missing inventory "
 	       "%s; client: libcurl, one keep-alive connection\n",
 	       server_port(e->server), cfg.threads, score_strategy_name(e->config.scoring.strategy),
@@ -1219,7 +812,7 @@ static void env_start(struct env *e, bool http)
 static void env_stop(struct env *e)
 {
 	if (e->server) {
-		client_cleanup(&e->client);
+		bench_client_cleanup(&e->client);
 		server_drain_and_stop(e->server, 1000);
 	}
 	settings_holder_cleanup(&e->holder);
@@ -1231,15 +824,15 @@ static void env_stop(struct env *e)
  * reply, and the json-c baseline rebuilds them. */
 static void body_learn(struct env *e, struct body *b)
 {
-	struct client *c = &e->client;
+	struct bench_client *c = &e->client;
 	size_t len, cap;
 	char *copy;
 
-	client_post(c, true, b->text.p, b->text.len);
+	bench_client_post(c, true, b->text.p, b->text.len);
 	check_filter(c->reply.p, c->reply.len, b->ids, b->n, b);
 	b->filter_reply = xstrndup(c->reply.p, c->reply.len);
 	b->filter_len = c->reply.len;
-	client_post(c, false, b->text.p, b->text.len);
+	bench_client_post(c, false, b->text.p, b->text.len);
 	check_prioritize(c->reply.p, c->reply.len, b->ids, b->n, b->score);
 	b->prio_reply = xstrndup(c->reply.p, c->reply.len);
 	b->prio_len = c->reply.len;
@@ -1323,7 +916,7 @@ struct group_op {
 static uint64_t op_judge_group(void *arg)
 {
 	struct group_op *g = arg;
-	uint64_t t0 = now_ns(), acc = 0;
+	uint64_t t0 = bench_now_ns(), acc = 0;
 	size_t i;
 
 	for (i = 0; i < g->n; i++) {
@@ -1334,7 +927,7 @@ static uint64_t op_judge_group(void *arg)
 		verdict_cleanup(&v);
 	}
 	sink += acc;
-	return now_ns() - t0;
+	return bench_now_ns() - t0;
 }
 
 static void judge_groups(struct env *e, const struct body *b)
@@ -1351,7 +944,7 @@ static void judge_groups(struct env *e, const struct body *b)
 
 	if (wire_decode_args(b->text.p, b->text.len, &args, &msg) != ERR_OK ||
 	    pod_demand_new(&args.pod, &demand, &msg) != ERR_OK)
-		die("decode: %s", msg.text);
+		bench_die("decode: %s", msg.text);
 	printf("\njudge_node per node of the %zu-name request, by policy and filter outcome "
 	       "(judge_node + verdict_cleanup; us/node, median)\n",
 	       b->n);
@@ -1368,7 +961,7 @@ static void judge_groups(struct env *e, const struct body *b)
 				const struct store_node *sn = store_get(set, args.names[i]);
 
 				if (sn == NULL)
-					die("%s is not in the store", args.names[i]);
+					bench_die("%s is not in the store", args.names[i]);
 				if (sn->inventory->policy == policies[p] &&
 				    (b->outcome[i] == WIRE_PASS) == (k == 0))
 					nodes[g.n++] = sn->inventory;
@@ -1451,7 +1044,7 @@ static int run(void)
 			if (wire_decode_args(bodies[k].text.p, bodies[k].text.len, &op.args, &msg) !=
 				    ERR_OK ||
 			    pod_demand_new(&op.args.pod, &op.demand, &msg) != ERR_OK)
-				die("decode: %s", msg.text);
+				bench_die("decode: %s", msg.text);
 			run_cell(op_verb, &op, op_mark, cfg.min_http[k], cfg.http_ns[k], &http[v][k]);
 			srv[v][k] = op_server_mean(&op);
 			for (j = 0; j < NSIDES; j++)
@@ -1497,7 +1090,7 @@ static int run(void)
 	       "NodeNames, POST prioritize;\n"
 	       " pairs/s = 1 / mean pair time, client work included, checks excluded)\n");
 	if (e.client.connects != 1)
-		die("%ld connections were opened for %ld requests; expected one", e.client.connects,
+		bench_die("%ld connections were opened for %ld requests; expected one", e.client.connects,
 		    e.client.requests);
 
 	/* Part 3: the same bytes in process, from Part 1's iterations. */
@@ -1599,10 +1192,12 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0;
 	long profile = 0;
 	int i, rc;
 
+	bench_init("bench_server");
+	t0 = bench_now_ns();
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--quick") == 0) {
 			cfg.nodes = 1000;
@@ -1636,10 +1231,10 @@ int main(int argc, char **argv)
 	if (profile)
 		return profile_filter(profile);
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-		die("curl_global_init failed");
-	print_header(argc > 0 ? argv[0] : NULL);
+		bench_die("curl_global_init failed");
+	bench_print_header(argc > 0 ? argv[0] : NULL);
 	rc = run();
 	curl_global_cleanup();
-	printf("\ntotal %.1f s\n", (double)(now_ns() - t0) / 1e9);
+	printf("\ntotal %.1f s\n", (double)(bench_now_ns() - t0) / 1e9);
 	return rc;
 }
