@@ -32,32 +32,40 @@ const char *verdict_reason_name(enum verdict_reason r)
 void verdict_summary(const struct verdict *v, char *buf, size_t size)
 {
 	const char *res = v->resources[0] ? v->resources : "resources";
+	struct textbuf t;
 
+	/* Pieces, not printf: a cold filter writes one per rejected node. */
 	if (size == 0)
 		return;
+	textbuf_init_fixed(&t, buf, size);
 	switch (v->admit ? REASON_NONE : v->reason) {
 	case REASON_NONE:
-		buf[0] = '\0';
 		break;
 	case REASON_TOPOLOGY_AFFINITY:
-		if (v->policy == TM_POLICY_SINGLE_NUMA_NODE)
-			snprintf(buf, size, "NUMA: cannot align %s on one NUMA node (single-numa-node)%s%s",
-				 res, v->pinned[0] ? ": " : "", v->pinned);
-		else
-			snprintf(buf, size, "NUMA: cannot align %s on a preferred NUMA set (%s)%s%s", res,
-				 tm_policy_name(v->policy), v->pinned[0] ? ": " : "", v->pinned);
+		textbuf_adds(&t, "NUMA: cannot align ");
+		textbuf_adds(&t, res);
+		if (v->policy == TM_POLICY_SINGLE_NUMA_NODE) {
+			textbuf_adds(&t, " on one NUMA node (single-numa-node)");
+		} else {
+			textbuf_adds(&t, " on a preferred NUMA set (");
+			textbuf_adds(&t, tm_policy_name(v->policy));
+			textbuf_adds(&t, ")");
+		}
+		if (v->pinned[0]) {
+			textbuf_adds(&t, ": ");
+			textbuf_adds(&t, v->pinned);
+		}
 		break;
 	case REASON_UNEXPECTED_ADMISSION:
-		snprintf(buf, size, "NUMA: the kubelet would fail to allocate %s (UnexpectedAdmissionError)",
-			 res);
+		textbuf_adds(&t, "NUMA: the kubelet would fail to allocate ");
+		textbuf_adds(&t, res);
+		textbuf_adds(&t, " (UnexpectedAdmissionError)");
 		break;
 	case REASON_CONFIG:
-		snprintf(buf, size,
-			 "NUMA: the kubelet's Topology Manager configuration on this node is invalid (TopologyManagerConfigError)");
+		textbuf_adds(&t, "NUMA: the kubelet's Topology Manager configuration on this node is invalid (TopologyManagerConfigError)");
 		break;
 	case REASON_NOT_SIMULATED:
-		snprintf(buf, size,
-			 "NUMA: the Topology Manager merge on this node exceeds the simulation's search budget (not simulated)");
+		textbuf_adds(&t, "NUMA: the Topology Manager merge on this node exceeds the simulation's search budget (not simulated)");
 		break;
 	}
 }
@@ -236,10 +244,16 @@ static void record(struct verdict *v, const struct sim *s, const char *name, str
 /* "container \"x\"" or "pod", for messages only (formatted on failure). */
 static void who_format(const char *container, char *buf, size_t size)
 {
-	if (container)
-		snprintf(buf, size, "container \"%s\"", container);
-	else
-		snprintf(buf, size, "pod");
+	struct textbuf t;
+
+	textbuf_init_fixed(&t, buf, size);
+	if (container) {
+		textbuf_adds(&t, "container \"");
+		textbuf_adds(&t, container);
+		textbuf_adds(&t, "\"");
+	} else {
+		textbuf_adds(&t, "pod");
+	}
 }
 
 static void ask_of_container(const struct container_demand *c, struct ask *a)

@@ -3,6 +3,7 @@
  * node, for every caller. */
 #include "extender/decide/decide.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,7 +108,10 @@ void decide(const struct decide_input *in, const struct inventory_node *inv, uin
 	bool cacheable = snapshot_id != 0 && in->demand_id != 0;
 	struct verdict v;
 
-	memset(out, 0, sizeof *out);
+	memset(out, 0, offsetof(struct decision, reason) + 1);
+	out->message[0] = '\0';
+	if (in->flags & DECIDE_PARTS)
+		memset(&out->parts, 0, sizeof out->parts);
 	if (inv == NULL) {
 		no_inventory(in, out);
 		return;
