@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Inventory from a directory of NRT files (YAML or JSON, any mix; a file may
- * hold several objects). A background thread rescans the directory every poll
- * interval and publishes what changed (added, edited, deleted files) to the
- * store in one batch. A file that fails to decode, cannot be read, is
- * larger than the cap, or is empty (no objects) is logged with its file,
- * and the nodes it held keep their last good inventory; nothing else is
- * affected. Only a file that is gone gives its nodes up. */
+ * hold several objects). A background thread watches the directory with
+ * inotify and reads what changed (added, edited, renamed, deleted files, a
+ * ConfigMap's `..data` swap) a few milliseconds after it happens, with a
+ * whole-directory safety rescan every full-rescan period; where inotify
+ * cannot be used it rescans every poll interval instead. Changes reach the
+ * store in batches. A file that fails to decode, cannot be read, is larger
+ * than the cap, or is empty (no objects) is logged with its file, and the
+ * nodes it held keep their last good inventory; nothing else is affected.
+ * Only a file that is gone gives its nodes up. */
 #ifndef EXTENDER_SOURCE_FILES_H
 #define EXTENDER_SOURCE_FILES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "extender/inventory/store.h"
@@ -17,18 +21,46 @@ struct source_files;
 
 /* The default cap on one file's size (inventory.maxFileBytes). */
 #define SOURCE_FILES_MAX_FILE_BYTES ((size_t)16 << 20)
+/* The default safety rescan period while watching; a longer poll interval
+ * is used instead. */
+#define SOURCE_FILES_FULL_RESCAN_MS 10000
+/* How long events gather before the thread reads them (default). */
+#define SOURCE_FILES_EVENT_DELAY_MS 50
 
 /* Creates the source; no thread yet. */
 struct source_files *source_files_new(struct store *store, const char *dir);
 /* Files larger than max_bytes are refused with a warning and not read (0:
  * the default). Call before the first scan. */
 void source_files_set_max_file_bytes(struct source_files *sf, size_t max_bytes);
-/* Scans once, synchronously; returns the number of files that failed. The
- * first scan marks the store ready. */
+/* The safety rescan period while watching (0: the longer of
+ * SOURCE_FILES_FULL_RESCAN_MS and the poll interval). Call before
+ * source_files_start. */
+void source_files_set_full_rescan_ms(struct source_files *sf, int64_t ms);
+/* How long events gather before they are read (0: the default). Call
+ * before source_files_start. */
+void source_files_set_event_delay_ms(struct source_files *sf, int64_t ms);
+/* false: never watch, rescan every poll interval. Call before
+ * source_files_start. */
+void source_files_set_watch(struct source_files *sf, bool watch);
+/* Scans the whole directory once, synchronously; returns the number of
+ * files that failed. The first scan marks the store ready. Not while the
+ * thread runs. */
 int source_files_scan(struct source_files *sf);
-/* Starts the polling thread (after a first scan). */
+/* Starts the thread (after a first scan): it watches the directory, or
+ * polls it every poll_ms when it cannot. */
 void source_files_start(struct source_files *sf, int64_t poll_ms);
 /* Stops the thread (if started) and frees everything. */
 void source_files_free(struct source_files *sf);
+
+/* What the thread has done so far (for tests and benchmarks). */
+struct source_files_stats {
+	bool watching;        /* watched, and scanned once since (else polling) */
+	uint64_t full_scans;  /* whole-directory scans by the thread */
+	uint64_t named_scans; /* scans of only the files events named */
+	uint64_t overflows;   /* inotify queue overflows seen */
+	uint64_t fallbacks;   /* switches from watching to polling */
+	uint64_t watches;     /* inotify watches held now */
+};
+void source_files_get_stats(struct source_files *sf, struct source_files_stats *out);
 
 #endif

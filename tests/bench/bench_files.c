@@ -2,15 +2,20 @@
 /* The file source at rest: 5000 small NRT files in a temporary directory.
  * Measures the first load, then what a rescan costs when nothing changed
  * (wall time, and user-space instructions from the CPU's counter when the
- * kernel allows it), then the idle CPU of `serve` over the same directory
- * (inventory.pollInterval 500 ms; utime+stime from /proc/<pid>/stat over
- * ~10 s; the target is under 1 % of a core).
+ * kernel allows it), then the source's thread in process, polling (watching
+ * off, as before inotify) and watching, at a 500 ms poll interval: its idle
+ * CPU (getrusage over BENCH_FILES_IDLE_S, 10 s; 0 skips it) and how long an
+ * edit (a rename into place) takes to reach the store, then the idle CPU of
+ * `serve` over the same directory (inventory.pollInterval 500 ms, so
+ * watching; utime+stime from /proc/<pid>/stat over ~10 s; the target is
+ * under 1 % of a core).
  *
  * Instruction counts under callgrind (only the idle rescans are collected):
  *   valgrind --tool=callgrind --collect-atstart=no <build>/bench/bench_files
- * Under valgrind the serve part is skipped. The serve binary is $BIN, else
- * <build>/bin/numa-extender, else bin/numa-extender; without one that part
- * is skipped. BENCH_FILES_SERVE_S sets its duration (0 skips it). */
+ * Under valgrind the thread and serve parts are skipped. The serve binary
+ * is $BIN, else <build>/bin/numa-extender, else bin/numa-extender; without
+ * one that part is skipped. BENCH_FILES_SERVE_S sets its duration (0 skips
+ * it). */
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <signal.h>
@@ -19,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -43,6 +49,8 @@
 #define FILES 5000
 #define ROUNDS 200
 #define TARGET_CORE_PCT 1.0
+#define POLL_MS 500
+#define EDITS 20
 
 static uint64_t now_ns(void)
 {
@@ -52,36 +60,43 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* node-NNNNN.yaml with `cpu` CPUs on each of its two zones; renamed into
+ * place when `atomic`. */
+static void write_file(const char *dir, int i, int cpu, int atomic)
+{
+	char path[256], tmp[256];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/node-%05d.yaml", dir, i);
+	snprintf(tmp, sizeof tmp, "%s/.node-%05d.yaml.tmp", dir, i);
+	f = fopen(atomic ? tmp : path, "w");
+	if (f == NULL) {
+		perror(path);
+		exit(1);
+	}
+	fprintf(f, "apiVersion: topology.node.k8s.io/v1alpha2\nkind: NodeResourceTopology\n"
+		   "metadata: {name: node-%05d}\nattributes:\n"
+		   "- {name: topologyManagerPolicy, value: single-numa-node}\n"
+		   "- {name: topologyManagerScope, value: pod}\nzones:\n"
+		   "- name: node-0\n  type: Node\n  resources:\n"
+		   "  - {name: cpu, capacity: \"32\", allocatable: \"%d\", available: \"%d\"}\n"
+		   "  - {name: memory, capacity: 128Gi, allocatable: 120Gi, available: 120Gi}\n"
+		   "- name: node-1\n  type: Node\n  resources:\n"
+		   "  - {name: cpu, capacity: \"32\", allocatable: \"%d\", available: \"%d\"}\n"
+		   "  - {name: memory, capacity: 128Gi, allocatable: 120Gi, available: 120Gi}\n",
+		i, cpu, cpu, cpu, cpu);
+	if (fclose(f) != 0 || (atomic && rename(tmp, path) != 0)) {
+		perror(path);
+		exit(1);
+	}
+}
+
 static void write_files(const char *dir)
 {
-	char path[256];
 	int i;
 
-	for (i = 0; i < FILES; i++) {
-		FILE *f;
-
-		snprintf(path, sizeof path, "%s/node-%05d.yaml", dir, i);
-		f = fopen(path, "w");
-		if (f == NULL) {
-			perror(path);
-			exit(1);
-		}
-		fprintf(f, "apiVersion: topology.node.k8s.io/v1alpha2\nkind: NodeResourceTopology\n"
-			   "metadata: {name: node-%05d}\nattributes:\n"
-			   "- {name: topologyManagerPolicy, value: single-numa-node}\n"
-			   "- {name: topologyManagerScope, value: pod}\nzones:\n"
-			   "- name: node-0\n  type: Node\n  resources:\n"
-			   "  - {name: cpu, capacity: \"32\", allocatable: \"30\", available: \"30\"}\n"
-			   "  - {name: memory, capacity: 128Gi, allocatable: 120Gi, available: 120Gi}\n"
-			   "- name: node-1\n  type: Node\n  resources:\n"
-			   "  - {name: cpu, capacity: \"32\", allocatable: \"30\", available: \"30\"}\n"
-			   "  - {name: memory, capacity: 128Gi, allocatable: 120Gi, available: 120Gi}\n",
-			i);
-		if (fclose(f) != 0) {
-			perror(path);
-			exit(1);
-		}
-	}
+	for (i = 0; i < FILES; i++)
+		write_file(dir, i, 30, 0);
 }
 
 /* User-space instructions retired by this thread, or -1 (no counter). */
@@ -160,6 +175,85 @@ static void bench_rescan(const char *dir)
 		printf("idle rescan: instruction counter unavailable (run under callgrind, see the header)\n");
 	printf("at a 500 ms poll interval: %.2f %% of a core\n",
 	       (double)total / rounds / 500e6 * 100.0);
+	source_files_free(sf);
+	store_free(store);
+}
+
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+static uint64_t generation_of(struct store *store)
+{
+	struct store_set *set = store_acquire(store);
+	uint64_t g = store_generation(set);
+
+	store_release(set);
+	return g;
+}
+
+/* The source's thread over the directory, watching or polling: idle CPU
+ * of this process (the thread is all that runs) and the time from a
+ * rename into place to the store's next generation. */
+static void bench_thread(const char *dir, int watch)
+{
+	static uint64_t ms[EDITS];
+	const char *env = getenv("BENCH_FILES_IDLE_S");
+	int seconds = env ? atoi(env) : 10, i;
+	struct store *store;
+	struct source_files *sf;
+	struct source_files_stats st;
+	double c0, c1, pct;
+	uint64_t t0, t1;
+
+	if (RUNNING_ON_VALGRIND || seconds <= 0)
+		return;
+	store = store_new();
+	sf = source_files_new(store, dir);
+	if (source_files_scan(sf) != 0) {
+		fprintf(stderr, "bench_files: the first scan failed\n");
+		exit(1);
+	}
+	source_files_set_watch(sf, watch);
+	source_files_start(sf, POLL_MS);
+	sleep(1); /* past the first scans */
+	c0 = cpu_seconds();
+	t0 = now_ns();
+	sleep((unsigned)seconds);
+	c1 = cpu_seconds();
+	t1 = now_ns();
+	pct = (c1 - c0) / ((double)(t1 - t0) / 1e9) * 100.0;
+	source_files_get_stats(sf, &st);
+	printf("%s thread idle over %d files, pollInterval %dms, %.1f s: %.2f %% of a core "
+	       "(%llu full scans, %llu named scans so far)\n",
+	       watch ? "watching" : "polling", FILES, POLL_MS, (double)(t1 - t0) / 1e9, pct,
+	       (unsigned long long)st.full_scans, (unsigned long long)st.named_scans);
+	if (watch && !st.watching)
+		printf("watching: not in use (see the warning above); the numbers are polling's\n");
+	for (i = 0; i < EDITS; i++) {
+		uint64_t g = generation_of(store), start;
+
+		usleep(100 * 1000 + (useconds_t)(i * 37 % 400) * 1000); /* not in step with polls */
+		start = now_ns();
+		write_file(dir, 1000 + i, 20 + i % 2, 1);
+		while (generation_of(store) == g) {
+			if (now_ns() - start > 30000000000u) {
+				fprintf(stderr, "bench_files: an edit was not seen in 30 s\n");
+				exit(1);
+			}
+			usleep(1000);
+		}
+		ms[i] = (now_ns() - start) / 1000000u;
+	}
+	qsort(ms, EDITS, sizeof ms[0], cmp_u64);
+	printf("%s: an edit reaches the store in median %llu ms, max %llu ms (%d edits)\n",
+	       watch ? "watching" : "polling", (unsigned long long)ms[EDITS / 2],
+	       (unsigned long long)ms[EDITS - 1], EDITS);
 	source_files_free(sf);
 	store_free(store);
 }
@@ -266,7 +360,7 @@ static int bench_serve(const char *argv0, const char *dir)
 		exit(1);
 	}
 	pct = (double)(after - before) / hz / ((double)(t1 - t0) / 1e9) * 100.0;
-	printf("serve idle over %d files, pollInterval 500ms, %.1f s: %lld ticks (%lld system; %.0f Hz), "
+	printf("serve idle over %d files, pollInterval 500ms (watching), %.1f s: %lld ticks (%lld system; %.0f Hz), "
 	       "%.2f %% of a core (target < %.0f %%)%s\n",
 	       FILES, (double)(t1 - t0) / 1e9, after - before, sys1 - sys0, hz, pct, TARGET_CORE_PCT,
 	       pct < TARGET_CORE_PCT ? "" : "  ** OVER TARGET **");
@@ -289,6 +383,8 @@ int main(int argc, char **argv)
 	}
 	write_files(dir);
 	bench_rescan(dir);
+	bench_thread(dir, 0);
+	bench_thread(dir, 1);
 	rc = bench_serve(argv[0], dir);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
