@@ -125,55 +125,55 @@ struct amounts {
 	int64_t after;      /* used + requested, at most allocatable */
 };
 
-static struct amounts amounts_of(const struct inventory_node *node, const struct verdict *v,
-				 int r, bitmask_t p)
+/* Whether the score looks at resource r (NUMA-bound, used by the pod,
+ * weight > 0), and then its weight and amounts on the placement p: one
+ * pass over the usage row and one over p's NUMA nodes. */
+static bool scored(const struct score_config *cfg, const struct inventory_node *node,
+		   const struct verdict *v, int r, bitmask_t p, int64_t *weight,
+		   struct amounts *a)
 {
 	const struct inventory_resource *res = &node->resources[r];
-	struct amounts a = { 0, 0, 0, 0 };
+	const int64_t *u = &v->usage[(size_t)r * (size_t)v->usage_numa];
+	int64_t requested = 0;
+	bool any = false;
+	bitmask_t b;
 	int i, n = numa_span(node, v);
 
+	if (!numa_bound(res->kind))
+		return false;
 	for (i = 0; i < n; i++) {
-		int64_t u = verdict_usage(v, r, i);
-
-		if (u > 0)
-			a.requested = i64_add_sat(a.requested, u);
+		if (u[i] > 0) {
+			requested = i64_add_sat(requested, u[i]);
+			any = true;
+		}
 	}
-	for (i = 0; i < node->numa_count; i++) {
+	if (!any)
+		return false;
+	*weight = weight_of(cfg, res->name);
+	if (*weight <= 0)
+		return false;
+	a->requested = requested;
+	a->used = 0;
+	a->allocatable = 0;
+	/* p holds only NUMA nodes below numa_count (placement_of). */
+	for (b = p; b; b &= b - 1) {
 		int64_t al, av;
 
-		if (!bitmask_is_set(p, i))
-			continue;
+		i = bitmask_lowest(b);
 		/* Negative amounts mean nothing; clamping them also keeps
 		 * al - av from overflowing. */
 		al = res->allocatable[i] > 0 ? res->allocatable[i] : 0;
 		av = res->available[i] > 0 ? res->available[i] : 0;
-		a.allocatable = i64_add_sat(a.allocatable, al);
+		a->allocatable = i64_add_sat(a->allocatable, al);
 		/* Agents report available above allocatable now and then
 		 * (reserved CPUs, stale updates): nothing is used then. */
 		if (al > av)
-			a.used = i64_add_sat(a.used, al - av);
+			a->used = i64_add_sat(a->used, al - av);
 	}
-	a.after = i64_add_sat(a.used, a.requested);
-	if (a.after > a.allocatable)
-		a.after = a.allocatable;
-	return a;
-}
-
-/* The resources a score looks at: NUMA-bound, used by the pod, weight > 0. */
-static bool scored(const struct score_config *cfg, const struct inventory_node *node,
-		   const struct verdict *v, int r, int64_t *weight)
-{
-	int i, n = numa_span(node, v);
-	bool any = false;
-
-	if (!numa_bound(node->resources[r].kind))
-		return false;
-	for (i = 0; i < n && !any; i++)
-		any = verdict_usage(v, r, i) > 0;
-	if (!any)
-		return false;
-	*weight = weight_of(cfg, node->resources[r].name);
-	return *weight > 0;
+	a->after = i64_add_sat(a->used, a->requested);
+	if (a->after > a->allocatable)
+		a->after = a->allocatable;
+	return true;
 }
 
 static double fraction_of(const struct amounts *a)
@@ -195,10 +195,7 @@ static int64_t balanced_score(const struct score_config *cfg, const struct inven
 		struct amounts a;
 		double f;
 
-		if (!scored(cfg, node, v, r, &w))
-			continue;
-		a = amounts_of(node, v, r, p);
-		if (a.allocatable == 0)
+		if (!scored(cfg, node, v, r, p, &w, &a) || a.allocatable == 0)
 			continue;
 		f = fraction_of(&a);
 		if (count == 0)
@@ -218,10 +215,7 @@ static int64_t balanced_score(const struct score_config *cfg, const struct inven
 			struct amounts a;
 			double f;
 
-			if (!scored(cfg, node, v, r, &w))
-				continue;
-			a = amounts_of(node, v, r, p);
-			if (a.allocatable == 0)
+			if (!scored(cfg, node, v, r, p, &w, &a) || a.allocatable == 0)
 				continue;
 			f = fraction_of(&a);
 			sq += (f - mean) * (f - mean);
@@ -348,37 +342,35 @@ int64_t score_node(const struct score_config *cfg, const struct inventory_node *
 	k = bitmask_count(p);
 	if (k == 0)
 		return finish(out, 0, 0, "no NUMA-bound request");
-	for (r = 0; r < node->nresources; r++)
-		if (scored(cfg, node, v, r, &w))
-			wsum = i64_add_sat(wsum, w);
+	/* The weights' sum and, for LeastAllocated/MostAllocated, the node
+	 * score in the same pass (it is only read when the sum is not 0). */
+	for (r = 0; r < node->nresources; r++) {
+		struct amounts a;
+
+		if (!scored(cfg, node, v, r, p, &w, &a))
+			continue;
+		wsum = i64_add_sat(wsum, w);
+		if (st == SCORE_LEAST_ALLOCATED || st == SCORE_MOST_ALLOCATED)
+			wscore = i64_add_sat(wscore, i64_mul_sat(w, allocated_part(st, &a)));
+	}
 	if (wsum == 0)
 		return finish(out, 0, k, "all weights are 0");
 
 	/* The node score first (the parts of LeastNUMANodes repeat it). */
-	if (st == SCORE_BALANCED_ALLOCATION) {
+	if (st == SCORE_BALANCED_ALLOCATION)
 		score100 = balanced_score(cfg, node, v, p);
-	} else if (st == SCORE_LEAST_NUMA_NODES) {
+	else if (st == SCORE_LEAST_NUMA_NODES)
 		score100 = least_numa_score(node, p, k);
-	} else {
-		for (r = 0; r < node->nresources; r++) {
-			struct amounts a;
-
-			if (!scored(cfg, node, v, r, &w))
-				continue;
-			a = amounts_of(node, v, r, p);
-			wscore = i64_add_sat(wscore, i64_mul_sat(w, allocated_part(st, &a)));
-		}
+	else
 		score100 = wscore / wsum;
-	}
 
 	if (out) {
 		for (r = 0; r < node->nresources && out->nparts < SCORE_MAX_PARTS; r++) {
 			struct score_part *part;
 			struct amounts a;
 
-			if (!scored(cfg, node, v, r, &w))
+			if (!scored(cfg, node, v, r, p, &w, &a))
 				continue;
-			a = amounts_of(node, v, r, p);
 			part = &out->parts[out->nparts++];
 			part->resource = node->resources[r].name;
 			part->weight = w;
