@@ -21,6 +21,55 @@ static void fail(struct sim *s, const char *who, const char *resource, const cha
 
 /* --- devices --- */
 
+static void fail_devices(struct sim *s, const char *who, const struct demand_amount *d,
+			 int64_t available)
+{
+	char detail[200];
+
+	snprintf(detail, sizeof detail,
+		 "requested number of devices unavailable for %s. Requested: %lld, Available: %lld",
+		 d->name, (long long)d->amount, (long long)available);
+	fail(s, who, d->name, detail);
+}
+
+/* allocate_device while nothing is reusable (s->reuse_any false): every
+ * from_reuse term is 0, and each NUMA node is visited by one pass only, so
+ * what it gives is applied at once. The same result, without the two
+ * per-NUMA tables. */
+static bool allocate_device_fresh(struct sim *s, const struct container_demand *c,
+				  const char *who, const struct demand_amount *d,
+				  struct topo_hint hint, int64_t *avail, int64_t *reuse,
+				  int64_t *used)
+{
+	int64_t need = d->amount, total = 0;
+	int i, pass;
+
+	for (i = 0; i < s->n; i++)
+		total = i64_add_sat(total, avail[i]);
+	if (need > total) {
+		fail_devices(s, who, d, total);
+		return false;
+	}
+	if (c->kind == CONTAINER_INIT)
+		s->reuse_any = true;
+	/* Aligned devices first, then the rest. */
+	for (pass = 0; pass < 2 && need > 0; pass++) {
+		for (i = 0; i < s->n && need > 0; i++) {
+			int64_t t;
+
+			if (hint.nil ? pass == 1 : (pass == 0) != bitmask_is_set(hint.mask, i))
+				continue;
+			t = avail[i] < need ? avail[i] : need;
+			avail[i] -= t;
+			used[i] += t;
+			if (c->kind == CONTAINER_INIT)
+				reuse[i] += t;
+			need -= t;
+		}
+	}
+	return true;
+}
+
 static bool allocate_device(struct sim *s, const struct container_demand *c, const char *who,
 			    const struct demand_amount *d, struct topo_hint hint)
 {
@@ -32,11 +81,13 @@ static bool allocate_device(struct sim *s, const struct container_demand *c, con
 
 	if (r < 0 || s->node->resources[r].kind != RESOURCE_DEVICE)
 		return true; /* no NUMA information: not tracked */
-	memset(from_reuse, 0, (size_t)s->n * sizeof from_reuse[0]);
-	memset(from_avail, 0, (size_t)s->n * sizeof from_avail[0]);
 	avail = sim_at(s->avail, s, r);
 	reuse = sim_at(s->reuse, s, r);
 	used = sim_at(s->used, s, r);
+	if (!s->reuse_any)
+		return allocate_device_fresh(s, c, who, d, hint, avail, reuse, used);
+	memset(from_reuse, 0, (size_t)s->n * sizeof from_reuse[0]);
+	memset(from_avail, 0, (size_t)s->n * sizeof from_avail[0]);
 	for (i = 0; i < s->n && need > 0; i++) {
 		from_reuse[i] = reuse[i] < need ? reuse[i] : need;
 		need -= from_reuse[i];
@@ -44,12 +95,7 @@ static bool allocate_device(struct sim *s, const struct container_demand *c, con
 	for (i = 0; i < s->n; i++)
 		total = i64_add_sat(total, avail[i]);
 	if (need > total) {
-		char detail[200];
-
-		snprintf(detail, sizeof detail,
-			 "requested number of devices unavailable for %s. Requested: %lld, Available: %lld",
-			 d->name, (long long)d->amount, (long long)i64_add_sat(total, d->amount - need));
-		fail(s, who, d->name, detail);
+		fail_devices(s, who, d, i64_add_sat(total, d->amount - need));
 		return false;
 	}
 	/* Aligned devices first, then the rest. */
@@ -67,6 +113,8 @@ static bool allocate_device(struct sim *s, const struct container_demand *c, con
 			need -= t;
 		}
 	}
+	if (c->kind == CONTAINER_INIT)
+		s->reuse_any = true;
 	for (i = 0; i < s->n; i++) {
 		avail[i] -= from_avail[i];
 		used[i] += from_avail[i];
@@ -161,6 +209,22 @@ static bool allocate_cpus(struct sim *s, const struct container_demand *c, const
 	avail = sim_at(s->avail, s, node->cpu);
 	reuse = sim_at(s->reuse, s, node->cpu);
 	used = sim_at(s->used, s, node->cpu);
+	if (!s->reuse_any && !hint.nil && hint.mask != 0 && (hint.mask & (hint.mask - 1)) == 0 &&
+	    c->cpus > 0 && avail[bitmask_lowest(hint.mask)] >= c->cpus) {
+		/* The common case, one NUMA node j that holds the request and
+		 * nothing reusable: free amounts never go below 0 (the
+		 * inventory has none, and every take is at most what is free),
+		 * so the total passes, the aligned pool is j alone and gives
+		 * everything, and the second take asks for nothing. */
+		i = bitmask_lowest(hint.mask);
+		avail[i] -= c->cpus;
+		used[i] += c->cpus;
+		if (c->kind == CONTAINER_INIT) {
+			reuse[i] += c->cpus;
+			s->reuse_any = true;
+		}
+		return true;
+	}
 	capacity = node->resources[node->cpu].capacity;
 	memset(taken, 0, (size_t)s->n * sizeof taken[0]);
 	for (i = 0; i < s->n; i++) {
@@ -183,6 +247,8 @@ static bool allocate_cpus(struct sim *s, const struct container_demand *c, const
 	for (i = 0; i < s->n; i++)
 		pool[i] -= taken[i];
 	take_by_topology(s, pool, capacity, c->cpus - first, taken);
+	if (c->kind == CONTAINER_INIT)
+		s->reuse_any = true;
 	for (i = 0; i < s->n; i++) {
 		/* Reusable CPUs of a NUMA node are taken before its free ones. */
 		int64_t r = reuse[i] < taken[i] ? reuse[i] : taken[i];

@@ -116,11 +116,19 @@ static bool list_unsatisfiable(const struct hint_list *l, int n)
 						.all = l->all, .pref = l->pref }, n)));
 }
 
-static int by_resource(const void *a, const void *b)
+/* By resource name, stable (as glibc's qsort, a merge sort, was): a few
+ * lists, so an insertion sort without qsort's set-up. */
+static void sort_by_resource(const struct hint_list **l, size_t n)
 {
-	const struct hint_list *const *x = a, *const *y = b;
+	size_t i, j;
 
-	return strcmp((*x)->resource, (*y)->resource);
+	for (i = 1; i < n; i++) {
+		const struct hint_list *x = l[i];
+
+		for (j = i; j > 0 && strcmp(l[j - 1]->resource, x->resource) > 0; j--)
+			l[j] = l[j - 1];
+		l[j] = x;
+	}
 }
 
 /* Why the merge rejected: the resources involved (by name, so identical causes
@@ -132,7 +140,7 @@ static void explain_rejection(const struct sim *s, const char *who,
 {
 	bool single = s->node->policy == TM_POLICY_SINGLE_NUMA_NODE;
 	const struct hint_list *blamed[64];
-	char what[200] = "", where[300] = "", ids[96];
+	char what[200], where[300], ids[96];
 	size_t nblamed = 0, i;
 
 	for (i = 0; i < nlists && nblamed < 64; i++) {
@@ -145,7 +153,7 @@ static void explain_rejection(const struct sim *s, const char *who,
 	if (nblamed == 0)
 		for (i = 0; i < nlists && nblamed < 64; i++)
 			blamed[nblamed++] = &lists[i];
-	qsort(blamed, nblamed, sizeof blamed[0], by_resource);
+	sort_by_resource(blamed, nblamed);
 	v->resources[0] = '\0';
 	v->pinned[0] = '\0';
 	/* Reuse, not the amounts, decided: the reason says so (§5.4). */
@@ -175,6 +183,8 @@ static void explain_rejection(const struct sim *s, const char *who,
 		}
 		return;
 	}
+	what[0] = '\0';
+	where[0] = '\0';
 	for (i = 0; i < nblamed; i++) {
 		const struct hint_list *l = blamed[i];
 		char amount[32];
@@ -272,16 +282,36 @@ void sim_init(struct sim *s, const struct inventory_node *node, const struct pod
 	      struct arena *state)
 {
 	size_t cells = (size_t)node->nresources * (size_t)node->numa_count, i;
+	int64_t *tables;
 	int r, d;
 
-	memset(s, 0, sizeof *s);
+	/* Field by field: the per-NUMA arrays and the failure text (1.3 KB
+	 * together) are read only below n and after being written. */
 	s->node = node;
 	s->pod = pod;
 	s->n = node->numa_count;
 	s->full = bitmask_full(s->n);
-	s->avail = arena_alloc(state, cells * sizeof(int64_t));
-	s->reuse = arena_alloc(state, cells * sizeof(int64_t));
-	s->used = arena_alloc(state, cells * sizeof(int64_t));
+	s->arena = NULL;
+	s->rule_lists = false;
+	s->preferred_only = false;
+	s->detail = false;
+	memset(s->group, 0, (size_t)s->n * sizeof s->group[0]);
+	memset(s->assignments, 0, (size_t)s->n * sizeof s->assignments[0]);
+	s->nmem_reuse = 0;
+	s->mem_reuse_cap = 0;
+	s->ncache = 0;
+	s->stats.steps = 0;
+	s->stats.exhausted = false;
+	s->failure[0] = '\0';
+	s->failed_resource = NULL;
+	/* One table: avail (copied below), then reuse and used (zero). */
+	tables = arena_alloc_raw(state, 3 * cells * sizeof(int64_t));
+	s->avail = tables;
+	s->reuse = tables + cells;
+	s->used = tables + 2 * cells;
+	memset(s->reuse, 0, cells * sizeof(int64_t));
+	memset(s->used, 0, cells * sizeof(int64_t));
+	s->reuse_any = false;
 	for (r = 0; r < node->nresources; r++) {
 		const struct inventory_resource *res = &node->resources[r];
 
@@ -299,7 +329,8 @@ void sim_init(struct sim *s, const struct inventory_node *node, const struct pod
 	}
 	for (i = 0; i < pod->ncontainers; i++)
 		s->mem_reuse_cap += pod->containers[i].nmemory;
-	s->mem_reuse = arena_alloc(state, (s->mem_reuse_cap + 1) * sizeof *s->mem_reuse);
+	/* Entries are written as they are added (below nmem_reuse). */
+	s->mem_reuse = arena_alloc_raw(state, (s->mem_reuse_cap + 1) * sizeof *s->mem_reuse);
 }
 
 static void fail_allocation(struct verdict *v, const struct sim *s)
@@ -710,7 +741,7 @@ static const struct node_shape *node_shape_of(const struct inventory_node *empti
 bool judge_emptied_fits_one_numa(const struct inventory_node *emptied,
 				 const struct pod_demand *pod)
 {
-	int64_t need[64] = { 0 };
+	int64_t need[64];
 	bitmask_t fits;
 	size_t i, j;
 	int r;
@@ -718,6 +749,7 @@ bool judge_emptied_fits_one_numa(const struct inventory_node *emptied,
 	if (emptied->config_error[0] || emptied->policy == TM_POLICY_NONE ||
 	    emptied->nresources > 64)
 		return false;
+	memset(need, 0, (size_t)emptied->nresources * sizeof need[0]);
 	for (i = 0; i < pod->ncontainers; i++) {
 		const struct container_demand *c = &pod->containers[i];
 

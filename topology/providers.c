@@ -110,7 +110,7 @@ static void count_hints(struct sim *s, struct hint_list *l, int r, bitmask_t uni
 	bool any = false, any_pref = false;
 	int i;
 
-	for (i = 0; i < s->n; i++) {
+	for (i = 0; i < s->n && s->reuse_any; i++) {
 		if (reuse[i] > 0) {
 			reuse_total = i64_add_sat(reuse_total, reuse[i]);
 			reuse_nodes |= (bitmask_t)1 << i;
@@ -177,6 +177,17 @@ static void count_hints(struct sim *s, struct hint_list *l, int r, bitmask_t uni
 	if (l->all == NULL) {
 		if (min_aff != 1)
 			return;
+		if (reuse_nodes == 0) {
+			/* Nothing reusable: the single NUMA nodes whose free
+			 * amount reaches the request (no pin to note). */
+			bitmask_t fit = 0;
+
+			for (i = 0; i < s->n; i++)
+				if (avail[i] >= want)
+					fit |= (bitmask_t)1 << i;
+			l->singles |= fit & universe;
+			return;
+		}
 		for (i = 0; i < s->n; i++) {
 			bitmask_t one = (bitmask_t)1 << i;
 
@@ -281,7 +292,7 @@ static bool device_hints(struct sim *s, const struct demand_amount *d, struct hi
 	avail = sim_at(s->avail, s, r);
 	reuse = sim_at(s->reuse, s, r);
 	for (i = 0; i < s->n; i++)
-		total = i64_add_sat(total, i64_add_sat(avail[i], reuse[i]));
+		total = i64_add_sat(total, s->reuse_any ? i64_add_sat(avail[i], reuse[i]) : avail[i]);
 	if (total < d->amount) {
 		l->nil_nonpref = true;
 		l->min_affinity = inventory_min_affinity(&node->resources[r], d->amount, s->n);
@@ -360,8 +371,29 @@ size_t providers_memory_hints(struct sim *s, const struct demand_amount *memory,
 	return count;
 }
 
-static bool memory_subset_ok(struct sim *s, const struct demand_amount *memory, size_t k,
-			     const int *res, uint64_t m, bool check_free);
+/* memory_subset_ok(m = {i}, true) for one NUMA node, without the
+ * mask walks: the sums over one node are its amounts. */
+static bool memory_single_ok(const struct sim *s, const struct demand_amount *memory, size_t k,
+			     const int *res, int i)
+{
+	const struct inventory_node *node = s->node;
+	size_t t;
+
+	for (t = 0; t < k; t++)
+		if (node->resources[res[t]].allocatable[i] < memory[t].amount)
+			return false;
+	if (bitmask_count(s->group[i]) > 1)
+		return false;
+	for (t = 0; t < k; t++) {
+		int64_t free_i = s->avail[(size_t)res[t] * (size_t)s->n + (size_t)i];
+
+		if (s->nmem_reuse)
+			free_i = i64_add_sat(free_i, mem_reuse_get(s, (bitmask_t)1 << i, res[t]));
+		if (free_i < memory[t].amount)
+			return false;
+	}
+	return true;
+}
 
 static bool memory_subset_ok(struct sim *s, const struct demand_amount *memory, size_t k,
 			     const int *res, uint64_t m, bool check_free)
@@ -371,6 +403,8 @@ static bool memory_subset_ok(struct sim *s, const struct demand_amount *memory, 
 	bitmask_t rest;
 	size_t t;
 
+	if (single && check_free && m != 0)
+		return memory_single_ok(s, memory, k, res, bitmask_lowest(m));
 	for (t = 0; t < k; t++)
 		if (mask_sum(node->resources[res[t]].allocatable, m) < memory[t].amount)
 			return false;
@@ -403,8 +437,9 @@ bool providers_memory_rule(struct sim *s, const struct demand_amount *memory, si
 {
 	const struct inventory_node *node = s->node;
 	struct merge_params p = sim_params(s);
-	struct hint_mask *extra = arena_alloc(s->arena, ((size_t)s->n * 2 + s->nmem_reuse + 1) *
-							    sizeof *extra);
+	/* Raw: only the first nextra entries are written and read. */
+	struct hint_mask *extra = arena_alloc_raw(s->arena, ((size_t)s->n * 2 + s->nmem_reuse + 1) *
+								sizeof *extra);
 	struct hint_fam alloc;
 	size_t t, nextra = 0, j;
 	int i, min_aff;
@@ -437,7 +472,7 @@ bool providers_memory_rule(struct sim *s, const struct demand_amount *memory, si
 	for (i = 0; i < s->n; i++) {
 		bitmask_t one = (bitmask_t)1 << i, g = s->group[i];
 
-		if (memory_subset_ok(s, memory, k, res, one, true))
+		if (memory_single_ok(s, memory, k, res, i))
 			extra[nextra++] = (struct hint_mask){ one, min_aff == 1 };
 		/* An existing multi-NUMA group, once (at its lowest node). */
 		if (bitmask_count(g) > 1 && bitmask_lowest(g) == i &&

@@ -30,6 +30,8 @@ struct mem_reuse {
  * search on the common admissions; above it only the search scales. */
 #define SIM_BITMAP_NUMA 8
 
+/* sim_init sets every field one by one (no memset of the whole): a new
+ * field needs its line there. */
 struct sim {
 	const struct inventory_node *node;
 	const struct pod_demand *pod;
@@ -46,6 +48,10 @@ struct sim {
 	int64_t *avail;               /* [resource * n + numa]: free now */
 	int64_t *reuse;               /* [resource * n + numa]: reusable (cpu, devices) */
 	int64_t *used;                /* [resource * n + numa]: taken by this pod */
+	/* Whether reuse may hold anything but zeros: set once an init
+	 * container allocates CPUs or devices. While false, the providers and
+	 * Allocate skip their reuse arithmetic (every term is 0). */
+	bool reuse_any;
 	bitmask_t group[INVENTORY_MAX_NUMA];  /* memory manager "cells" */
 	int assignments[INVENTORY_MAX_NUMA];
 	struct mem_reuse *mem_reuse;
