@@ -292,6 +292,42 @@ static void pod_memory(const struct pod_demand *pd, struct demand_amount **out, 
 	free(apps);
 }
 
+/* Equal resource names become one pointer (the first seen, borrowed from the
+ * same pod_spec), so that the judge's per-judgement name cache, keyed by
+ * pointer, resolves each name once. At most DEMAND_NAMES distinct names are
+ * shared; further ones keep their own pointers (a cache miss, never a wrong
+ * index), which bounds the work on a pod with very many resources. */
+#define DEMAND_NAMES 64
+
+static void share_names(struct demand_amount *a, size_t n, const char **seen, size_t *nseen)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < *nseen; j++) {
+			if (seen[j] == a[i].name || strcmp(seen[j], a[i].name) == 0) {
+				a[i].name = seen[j];
+				break;
+			}
+		}
+		if (j == *nseen && *nseen < DEMAND_NAMES)
+			seen[(*nseen)++] = a[i].name;
+	}
+}
+
+static void share_demand_names(struct pod_demand *pd)
+{
+	const char *seen[DEMAND_NAMES];
+	size_t nseen = 0, i;
+
+	for (i = 0; i < pd->ncontainers; i++) {
+		share_names(pd->containers[i].memory, pd->containers[i].nmemory, seen, &nseen);
+		share_names(pd->containers[i].devices, pd->containers[i].ndevices, seen, &nseen);
+	}
+	share_names(pd->pod_memory, pd->npod_memory, seen, &nseen);
+	share_names(pd->pod_devices, pd->npod_devices, seen, &nseen);
+}
+
 enum err pod_demand_new(const struct pod_spec *pod, struct pod_demand **out,
 			struct errmsg *msg)
 {
@@ -328,6 +364,7 @@ enum err pod_demand_new(const struct pod_spec *pod, struct pod_demand **out,
 								     : i64_add_sat(app_sum, sidecar_sum);
 	pod_memory(pd, &pd->pod_memory, &pd->npod_memory);
 	pod_devices(pd, &pd->pod_devices, &pd->npod_devices);
+	share_demand_names(pd);
 out:
 	if (rc != ERR_OK) {
 		pod_demand_free(pd);

@@ -3,7 +3,9 @@
  * exclusive CPUs, memory/hugepages and device counts, and the pod-level
  * aggregates used by pod scope (init maximum vs long-running sum, sidecars on
  * the long-running side). Computed once per pod, independent of any node.
- * Names are borrowed from the pod_spec, which must outlive the demand. */
+ * Names are borrowed from the pod_spec, which must outlive the demand; equal
+ * names are one pointer (for the first 64 distinct names), so that the judge
+ * resolves each once per node. */
 #ifndef TOPOLOGY_DEMAND_H
 #define TOPOLOGY_DEMAND_H
 

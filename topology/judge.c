@@ -299,7 +299,8 @@ void sim_init(struct sim *s, const struct inventory_node *node, const struct pod
 	memset(s->assignments, 0, (size_t)s->n * sizeof s->assignments[0]);
 	s->nmem_reuse = 0;
 	s->mem_reuse_cap = 0;
-	s->ncache = 0;
+	s->own_names.n = 0;
+	s->names = &s->own_names;
 	s->stats.steps = 0;
 	s->stats.exhausted = false;
 	s->failure[0] = '\0';
@@ -527,7 +528,7 @@ static void judge_pod_scope(struct sim *s, struct verdict *v, struct arena *scra
 
 /* One pass of the simulation on one node state. */
 static void judge_once(const struct inventory_node *node, const struct pod_demand *pod,
-		       bool detail, struct verdict *v)
+		       bool detail, struct sim_names *names, struct verdict *v)
 {
 	struct arena state, scratch;
 	struct sim s;
@@ -551,6 +552,8 @@ static void judge_once(const struct inventory_node *node, const struct pod_deman
 	sim_init(&s, node, pod, &state);
 	s.arena = &scratch;
 	s.detail = detail;
+	if (names)
+		s.names = names;
 	if (node->policy == TM_POLICY_NONE)
 		judge_none(&s, v);
 	else if (node->scope == TM_SCOPE_POD)
@@ -726,6 +729,26 @@ static const struct node_shape *node_shape_of(const struct inventory_node *empti
 	return ns;
 }
 
+/* The node index of a demand's resource name: from names (the judged node's
+ * map) when that index holds the name on this node too, as it does on the
+ * emptied copy, which keeps the node's resources in order; else looked up. */
+static int emptied_find(const struct inventory_node *emptied, struct sim_names *names,
+			const char *name)
+{
+	int i, r;
+
+	for (i = 0; names && i < names->n; i++) {
+		if (names->name[i] != name)
+			continue;
+		r = names->index[i];
+		if (r >= 0 && r < emptied->nresources &&
+		    strcmp(emptied->resources[r].name, name) == 0)
+			return r;
+		break;
+	}
+	return inventory_find(emptied, name);
+}
+
 /* One NUMA node of the emptied node holds the whole pod: then it admits,
  * without a judgement. Why, under any policy but none: each provider's
  * preferred size is 1 for every container (capacity of N >= the pod's
@@ -738,10 +761,11 @@ static const struct node_shape *node_shape_of(const struct inventory_node *empti
  * containers only (init and sidecar containers lend their units to
  * later ones), whole-byte memory, and every requested resource listed by
  * N within both its capacity and its allocatable; anything else is judged. */
-bool judge_emptied_fits_one_numa(const struct inventory_node *emptied,
-				 const struct pod_demand *pod)
+static bool fits_one_numa(const struct inventory_node *emptied, const struct pod_demand *pod,
+			  struct sim_names *names)
 {
 	int64_t need[64];
+	int needed[64], nneeded = 0;
 	bitmask_t fits;
 	size_t i, j;
 	int r;
@@ -766,32 +790,46 @@ bool judge_emptied_fits_one_numa(const struct inventory_node *emptied,
 
 			if (d->amount <= 0)
 				continue;
-			r = inventory_find(emptied, d->name);
+			r = emptied_find(emptied, names, d->name);
 			if (r < 0)
 				return false;
 			need[r] = i64_add_sat(need[r], d->amount);
 		}
 	}
+	/* Some NUMA node listing every needed resource holds each: tried
+	 * node by node, so the first that does ends the search. */
 	fits = bitmask_full(emptied->numa_count);
-	for (r = 0; r < emptied->nresources && fits; r++) {
-		const struct inventory_resource *res = &emptied->resources[r];
-		bitmask_t b;
-
-		if (need[r] <= 0)
-			continue;
-		fits &= res->listed;
-		for (b = fits; b; b &= b - 1) {
-			int d = bitmask_lowest(b);
-
-			if (res->capacity[d] < need[r] || res->allocatable[d] < need[r] ||
-			    res->available[d] < need[r])
-				fits &= ~((bitmask_t)1 << d);
+	for (r = 0; r < emptied->nresources; r++) {
+		if (need[r] > 0) {
+			fits &= emptied->resources[r].listed;
+			needed[nneeded++] = r;
 		}
 	}
-	return fits != 0;
+	for (; fits; fits &= fits - 1) {
+		int d = bitmask_lowest(fits), k;
+
+		for (k = 0; k < nneeded; k++) {
+			const struct inventory_resource *res = &emptied->resources[needed[k]];
+			int64_t want = need[needed[k]];
+
+			if (res->capacity[d] < want || res->allocatable[d] < want ||
+			    res->available[d] < want)
+				break;
+		}
+		if (k == nneeded)
+			return true;
+	}
+	return false;
 }
 
-static bool emptied_admits(const struct inventory_node *emptied, const struct pod_demand *pod)
+bool judge_emptied_fits_one_numa(const struct inventory_node *emptied,
+				 const struct pod_demand *pod)
+{
+	return fits_one_numa(emptied, pod, NULL);
+}
+
+static bool emptied_admits(const struct inventory_node *emptied, const struct pod_demand *pod,
+			   struct sim_names *names)
 {
 	struct pod_demand *mut = (struct pod_demand *)(uintptr_t)pod;
 	struct judge_memo *memo = atomic_load(&mut->memo);
@@ -801,7 +839,7 @@ static bool emptied_admits(const struct inventory_node *emptied, const struct po
 	size_t i, start = 0;
 	bool admit;
 
-	if (judge_emptied_fits_one_numa(emptied, pod))
+	if (fits_one_numa(emptied, pod, names))
 		return true;
 	ns = node_shape_of(emptied);
 	if (!ns->overflow) {
@@ -828,7 +866,7 @@ static bool emptied_admits(const struct inventory_node *emptied, const struct po
 	memset(&empty, 0, sizeof empty);
 	empty.containers = xcalloc(pod->ncontainers ? pod->ncontainers : 1,
 				   sizeof *empty.containers);
-	judge_once(emptied, pod, false, &empty);
+	judge_once(emptied, pod, false, NULL, &empty);
 	admit = empty.admit;
 	verdict_cleanup(&empty);
 	if (!ns->overflow) {
@@ -854,15 +892,31 @@ static bool emptied_admits(const struct inventory_node *emptied, const struct po
 void judge_node_ex(const struct inventory_node *node, const struct pod_demand *pod,
 		   unsigned flags, struct verdict *out)
 {
-	memset(out, 0, sizeof *out);
+	/* One name map for the judgement and the emptied-node check. */
+	struct sim_names names;
+
+	names.n = 0;
+	/* Field by field: judge_once writes the texts it sets, and each is
+	 * read only up to its terminator. */
+	out->admit = false;
+	out->reason = REASON_NONE;
+	out->unresolvable = false;
+	out->policy = node->policy;
+	out->scope = node->scope;
+	out->message[0] = '\0';
+	out->resources[0] = '\0';
+	out->pinned[0] = '\0';
+	out->usage = NULL;
+	out->usage_numa = 0;
+	out->ncontainers = 0;
 	out->containers = xcalloc(pod->ncontainers ? pod->ncontainers : 1,
 				  sizeof *out->containers);
-	judge_once(node, pod, (flags & JUDGE_DETAIL) != 0, out);
+	judge_once(node, pod, (flags & JUDGE_DETAIL) != 0, &names, out);
 	if (out->admit || !(flags & JUDGE_UNRESOLVABLE))
 		return;
 	if (out->reason == REASON_CONFIG || out->reason == REASON_NOT_SIMULATED ||
 	    node->emptied == NULL)
 		out->unresolvable = true;
 	else /* Could preemption help? Only if the node with no pods admits. */
-		out->unresolvable = !emptied_admits(node->emptied, pod);
+		out->unresolvable = !emptied_admits(node->emptied, pod, &names);
 }

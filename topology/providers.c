@@ -255,6 +255,32 @@ static void count_hints(struct sim *s, struct hint_list *l, int r, bitmask_t uni
 	}
 }
 
+/* count_hints for a single-node list (single-numa-node) while nothing is
+ * reusable: with fit the NUMA nodes whose free amount reaches the request,
+ * the list holds fit when the preferred size is 1, nothing otherwise. */
+static void count_singles(const struct sim *s, struct hint_list *l, int min_aff, bitmask_t fit)
+{
+	if (min_aff < 1)
+		min_aff = 1;
+	if (min_aff > s->n)
+		min_aff = s->n;
+	l->min_affinity = min_aff;
+	if (min_aff == 1)
+		l->singles = fit;
+}
+
+/* The NUMA nodes whose v reaches want. */
+static bitmask_t reaching(const int64_t *v, int n, int64_t want)
+{
+	bitmask_t fit = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] >= want)
+			fit |= (bitmask_t)1 << i;
+	return fit;
+}
+
 static bool cpu_hints(struct sim *s, const struct ask *a, struct hint_list *l)
 {
 	const struct inventory_node *node = s->node;
@@ -263,6 +289,17 @@ static bool cpu_hints(struct sim *s, const struct ask *a, struct hint_list *l)
 
 	if (!node->cpu_static || node->cpu < 0 || a->cpus == 0)
 		return false;
+	if (singleton_mode(s) && !s->reuse_any && a->cpus > 0) {
+		/* Only NUMA nodes with CPUs are candidates: free CPUs never
+		 * exceed capacity, so a node that reaches a positive request
+		 * has some. */
+		list_init(s, l, "cpu", a->cpus, false);
+		count_singles(s, l,
+			      inventory_min_affinity(&node->resources[node->cpu], a->cpus,
+						     node->resources[node->cpu].nonzero_numa),
+			      reaching(sim_at(s->avail, s, node->cpu), s->n, a->cpus));
+		return true;
+	}
 	for (i = 0; i < s->n; i++)
 		if (node->resources[node->cpu].capacity[i] > 0)
 			universe |= (bitmask_t)1 << i;
@@ -291,6 +328,23 @@ static bool device_hints(struct sim *s, const struct demand_amount *d, struct hi
 	list_init(s, l, d->name, d->amount, !singleton_mode(s));
 	avail = sim_at(s->avail, s, r);
 	reuse = sim_at(s->reuse, s, r);
+	if (singleton_mode(s) && !s->reuse_any) {
+		bitmask_t fit = 0;
+
+		/* count_hints' single-node list in the same pass as the total. */
+		for (i = 0; i < s->n; i++) {
+			total = i64_add_sat(total, avail[i]);
+			if (avail[i] >= d->amount)
+				fit |= (bitmask_t)1 << i;
+		}
+		if (total < d->amount) {
+			l->nil_nonpref = true;
+			l->min_affinity = inventory_min_affinity(&node->resources[r], d->amount, s->n);
+			return true;
+		}
+		count_singles(s, l, inventory_min_affinity(&node->resources[r], d->amount, s->n), fit);
+		return true;
+	}
 	for (i = 0; i < s->n; i++)
 		total = i64_add_sat(total, s->reuse_any ? i64_add_sat(avail[i], reuse[i]) : avail[i]);
 	if (total < d->amount) {
@@ -395,6 +449,53 @@ static bool memory_single_ok(const struct sim *s, const struct demand_amount *me
 	return true;
 }
 
+/* memory_single_ok for every NUMA node at once: *fits gets the nodes whose
+ * allocatable covers every type; the result, those that also pass the
+ * group and free-memory checks. */
+static bitmask_t memory_singles(const struct sim *s, const struct demand_amount *memory,
+				size_t k, const int *res, bitmask_t *fits)
+{
+	const struct inventory_node *node = s->node;
+	bitmask_t ok = s->full, b, singles;
+	size_t t;
+	int i;
+
+	for (t = 0; t < k; t++) {
+		const int64_t *al = node->resources[res[t]].allocatable;
+
+		for (i = 0; i < s->n; i++)
+			if (al[i] < memory[t].amount)
+				ok &= ~((bitmask_t)1 << i);
+	}
+	*fits = ok;
+	/* At most one NUMA node in the node's memory group. */
+	singles = ok;
+	for (b = ok; b; b &= b - 1) {
+		bitmask_t g = s->group[bitmask_lowest(b)];
+
+		if (g & (g - 1))
+			singles &= ~(b & -b);
+	}
+	/* Free memory (and init-container memory reusable on exactly {i}). */
+	for (t = 0; t < k && singles; t++) {
+		const int64_t *av = &s->avail[(size_t)res[t] * (size_t)s->n];
+		int64_t want = memory[t].amount;
+
+		for (b = singles; b; b &= b - 1) {
+			int64_t free_i;
+
+			i = bitmask_lowest(b);
+			free_i = av[i];
+			if (s->nmem_reuse)
+				free_i = i64_add_sat(free_i,
+						     mem_reuse_get(s, (bitmask_t)1 << i, res[t]));
+			if (free_i < want)
+				singles &= ~(b & -b);
+		}
+	}
+	return singles;
+}
+
 static bool memory_subset_ok(struct sim *s, const struct demand_amount *memory, size_t k,
 			     const int *res, uint64_t m, bool check_free)
 {
@@ -441,6 +542,7 @@ bool providers_memory_rule(struct sim *s, const struct demand_amount *memory, si
 	struct hint_mask *extra = arena_alloc_raw(s->arena, ((size_t)s->n * 2 + s->nmem_reuse + 1) *
 								sizeof *extra);
 	struct hint_fam alloc;
+	bitmask_t singles, fits;
 	size_t t, nextra = 0, j;
 	int i, min_aff;
 
@@ -469,10 +571,11 @@ bool providers_memory_rule(struct sim *s, const struct demand_amount *memory, si
 		l->fam.need[2 * t + 1] = memory[t].amount;
 	}
 	l->has_fam = merge_fam_member(&l->fam, l->fam.universe);
+	singles = memory_singles(s, memory, k, res, &fits);
 	for (i = 0; i < s->n; i++) {
 		bitmask_t one = (bitmask_t)1 << i, g = s->group[i];
 
-		if (memory_single_ok(s, memory, k, res, i))
+		if (singles & one)
 			extra[nextra++] = (struct hint_mask){ one, min_aff == 1 };
 		/* An existing multi-NUMA group, once (at its lowest node). */
 		if (bitmask_count(g) > 1 && bitmask_lowest(g) == i &&
@@ -499,7 +602,15 @@ static int preferred_memory_hints(struct sim *s, const struct demand_amount *mem
 	uint64_t size = (uint64_t)1 << s->n, m;
 	int c, min_aff = s->n;
 	bool found = false;
+	bitmask_t fits, singles = memory_singles(s, memory, k, res, &fits);
 
+	if (fits != 0) {
+		/* Some single NUMA node's allocatable suffices: the preferred
+		 * size is 1, and the preferred hints are the singles. */
+		for (; singles; singles &= singles - 1)
+			maskset_add(pref, (uint64_t)1 << bitmask_lowest(singles));
+		return 1;
+	}
 	for (c = 1; c <= s->n && !found; c++) {
 		for (m = ((uint64_t)1 << c) - 1; m < size; m = next_same_count(m)) {
 			if (memory_subset_ok(s, memory, k, res, m, false)) {
@@ -525,7 +636,7 @@ static size_t memory_hints(struct sim *s, const struct ask *a, struct hint_list 
 	size_t words = maskset_words(s->n), t, count;
 	uint64_t *all, *pref;
 	bitmask_t singles = 0;
-	int res[16], i, min_aff = 0;
+	int res[16], min_aff = 0;
 
 	if (s->pod->qos != QOS_GUARANTEED || !node->memory_static || !node->memory_listed ||
 	    !a->memory_whole || a->nmemory == 0 || a->nmemory > 16)
@@ -546,25 +657,10 @@ static size_t memory_hints(struct sim *s, const struct ask *a, struct hint_list 
 		/* Preferred singles exist only when one node's allocatable
 		 * suffices; the full scan is needed only to tell "no hint at all"
 		 * (no preference) from "only multi-NUMA hints" (rejected). */
-		for (i = 0; i < s->n && !min_aff; i++) {
-			bool fits = true;
+		bitmask_t fits;
 
-			for (t = 0; t < a->nmemory && fits; t++)
-				fits = node->resources[res[t]].allocatable[i] >= a->memory[t].amount;
-			if (fits)
-				min_aff = 1;
-		}
-		for (i = 0; i < s->n && min_aff == 1; i++) {
-			bool ok = bitmask_count(s->group[i]) <= 1;
-
-			for (t = 0; t < a->nmemory && ok; t++)
-				ok = node->resources[res[t]].allocatable[i] >= a->memory[t].amount &&
-				     i64_add_sat(sim_at(s->avail, s, res[t])[i],
-						 mem_reuse_get(s, (bitmask_t)1 << i, res[t])) >=
-					     a->memory[t].amount;
-			if (ok)
-				singles |= (bitmask_t)1 << i;
-		}
+		singles = memory_singles(s, a->memory, a->nmemory, res, &fits);
+		min_aff = fits ? 1 : 0;
 		if (singles == 0) {
 			struct hint_list probe;
 

@@ -30,6 +30,14 @@ struct mem_reuse {
  * search on the common admissions; above it only the search scales. */
 #define SIM_BITMAP_NUMA 8
 
+/* Resource name -> index on one node, keyed by the demand's name pointers
+ * (pod_demand_new makes equal names one pointer). */
+struct sim_names {
+	const char *name[16];
+	int index[16];
+	int n;
+};
+
 /* sim_init sets every field one by one (no memset of the whole): a new
  * field needs its line there. */
 struct sim {
@@ -58,10 +66,11 @@ struct sim {
 	size_t nmem_reuse;
 	size_t mem_reuse_cap;
 	/* Resource name -> node index, cached by the demand's name pointers
-	 * (the same few names are looked up for every provider call). */
-	const char *name_cache[16];
-	int index_cache[16];
-	int ncache;
+	 * (the same few names are looked up for every provider call); names
+	 * points at own_names unless the judge shares one map between the
+	 * judgement and the emptied-node check. */
+	struct sim_names *names;
+	struct sim_names own_names;
 	/* Searches of rule lists (merge, providers, Allocate): a search out
 	 * of budget makes the verdict "not simulated". */
 	struct merge_stats stats;
@@ -76,19 +85,25 @@ static inline int64_t *sim_at(int64_t *base, const struct sim *s, int r)
 }
 
 /* The node's index of a resource named by the pod demand, or -1. */
-static inline int sim_resource(struct sim *s, const char *name)
+static inline int sim_names_find(struct sim_names *m, const struct inventory_node *node,
+				 const char *name)
 {
 	int i, r;
 
-	for (i = 0; i < s->ncache; i++)
-		if (s->name_cache[i] == name)
-			return s->index_cache[i];
-	r = inventory_find(s->node, name);
-	if (s->ncache < 16) {
-		s->name_cache[s->ncache] = name;
-		s->index_cache[s->ncache++] = r;
+	for (i = 0; i < m->n; i++)
+		if (m->name[i] == name)
+			return m->index[i];
+	r = inventory_find(node, name);
+	if (m->n < 16) {
+		m->name[m->n] = name;
+		m->index[m->n++] = r;
 	}
 	return r;
+}
+
+static inline int sim_resource(struct sim *s, const char *name)
+{
+	return sim_names_find(s->names, s->node, name);
 }
 
 /* What one container (or, in pod scope, the whole pod) asks for. */
