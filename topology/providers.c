@@ -436,7 +436,7 @@ static bool memory_single_ok(const struct sim *s, const struct demand_amount *me
 	for (t = 0; t < k; t++)
 		if (node->resources[res[t]].allocatable[i] < memory[t].amount)
 			return false;
-	if (bitmask_count(s->group[i]) > 1)
+	if (s->group[i] & (s->group[i] - 1)) /* more than one node */
 		return false;
 	for (t = 0; t < k; t++) {
 		int64_t free_i = s->avail[(size_t)res[t] * (size_t)s->n + (size_t)i];
@@ -578,7 +578,7 @@ bool providers_memory_rule(struct sim *s, const struct demand_amount *memory, si
 		if (singles & one)
 			extra[nextra++] = (struct hint_mask){ one, min_aff == 1 };
 		/* An existing multi-NUMA group, once (at its lowest node). */
-		if (bitmask_count(g) > 1 && bitmask_lowest(g) == i &&
+		if ((g & (g - 1)) != 0 && bitmask_lowest(g) == i &&
 		    memory_subset_ok(s, memory, k, res, g, true))
 			extra[nextra++] = (struct hint_mask){ g, bitmask_count(g) == min_aff };
 	}

@@ -102,20 +102,41 @@ static int numa_span(const struct inventory_node *node, const struct verdict *v)
 	return v->usage_numa < node->numa_count ? v->usage_numa : node->numa_count;
 }
 
-/* Dense NUMA indices holding any NUMA-bound part of the pod. */
-static bitmask_t placement_of(const struct inventory_node *node, const struct verdict *v)
+/* What the pod takes, read once from the verdict: the dense NUMA indices
+ * holding any NUMA-bound part of it, and for the first 64 resources which
+ * ones it uses and how much in all. */
+struct pod_use {
+	bitmask_t placement;
+	uint64_t used;              /* bit r: NUMA-bound resource r < 64 used */
+	int64_t requested[64];      /* for those: the sum of positive usage */
+};
+
+static void pod_use_of(const struct inventory_node *node, const struct verdict *v,
+		       struct pod_use *pu)
 {
-	bitmask_t p = 0;
 	int r, i, n = numa_span(node, v);
 
+	pu->placement = 0;
+	pu->used = 0;
 	for (r = 0; r < node->nresources; r++) {
+		const int64_t *u = &v->usage[(size_t)r * (size_t)v->usage_numa];
+		int64_t requested = 0;
+		bitmask_t here = 0;
+
 		if (!numa_bound(node->resources[r].kind))
 			continue;
-		for (i = 0; i < n; i++)
-			if (verdict_usage(v, r, i) > 0)
-				p |= (bitmask_t)1 << i;
+		for (i = 0; i < n; i++) {
+			if (u[i] > 0) {
+				here |= (bitmask_t)1 << i;
+				requested = i64_add_sat(requested, u[i]);
+			}
+		}
+		pu->placement |= here;
+		if (r < 64 && here) {
+			pu->used |= (uint64_t)1 << r;
+			pu->requested[r] = requested;
+		}
 	}
-	return p;
 }
 
 struct amounts {
@@ -129,22 +150,28 @@ struct amounts {
  * weight > 0), and then its weight and amounts on the placement p: one
  * pass over the usage row and one over p's NUMA nodes. */
 static bool scored(const struct score_config *cfg, const struct inventory_node *node,
-		   const struct verdict *v, int r, bitmask_t p, int64_t *weight,
+		   const struct verdict *v, int r, const struct pod_use *pu, int64_t *weight,
 		   struct amounts *a)
 {
 	const struct inventory_resource *res = &node->resources[r];
-	const int64_t *u = &v->usage[(size_t)r * (size_t)v->usage_numa];
+	bitmask_t b, p = pu->placement;
 	int64_t requested = 0;
 	bool any = false;
-	bitmask_t b;
 	int i, n = numa_span(node, v);
 
 	if (!numa_bound(res->kind))
 		return false;
-	for (i = 0; i < n; i++) {
-		if (u[i] > 0) {
-			requested = i64_add_sat(requested, u[i]);
-			any = true;
+	if (r < 64) {
+		any = (pu->used >> r) & 1;
+		requested = any ? pu->requested[r] : 0;
+	} else {
+		const int64_t *u = &v->usage[(size_t)r * (size_t)v->usage_numa];
+
+		for (i = 0; i < n; i++) {
+			if (u[i] > 0) {
+				requested = i64_add_sat(requested, u[i]);
+				any = true;
+			}
 		}
 	}
 	if (!any)
@@ -155,7 +182,7 @@ static bool scored(const struct score_config *cfg, const struct inventory_node *
 	a->requested = requested;
 	a->used = 0;
 	a->allocatable = 0;
-	/* p holds only NUMA nodes below numa_count (placement_of). */
+	/* p holds only NUMA nodes below numa_count (pod_use_of). */
 	for (b = p; b; b &= b - 1) {
 		int64_t al, av;
 
@@ -185,7 +212,7 @@ static double fraction_of(const struct amounts *a)
  * left out; std is |f0 - f1| / 2 for two (the same value as the population
  * formula, written as upstream writes it so results match bit for bit). */
 static int64_t balanced_score(const struct score_config *cfg, const struct inventory_node *node,
-			      const struct verdict *v, bitmask_t p)
+			      const struct verdict *v, const struct pod_use *pu)
 {
 	double sum = 0.0, first = 0.0, second = 0.0, mean, sq = 0.0, std;
 	int r, count = 0;
@@ -195,7 +222,7 @@ static int64_t balanced_score(const struct score_config *cfg, const struct inven
 		struct amounts a;
 		double f;
 
-		if (!scored(cfg, node, v, r, p, &w, &a) || a.allocatable == 0)
+		if (!scored(cfg, node, v, r, pu, &w, &a) || a.allocatable == 0)
 			continue;
 		f = fraction_of(&a);
 		if (count == 0)
@@ -215,7 +242,7 @@ static int64_t balanced_score(const struct score_config *cfg, const struct inven
 			struct amounts a;
 			double f;
 
-			if (!scored(cfg, node, v, r, p, &w, &a) || a.allocatable == 0)
+			if (!scored(cfg, node, v, r, pu, &w, &a) || a.allocatable == 0)
 				continue;
 			f = fraction_of(&a);
 			sq += (f - mean) * (f - mean);
@@ -331,6 +358,7 @@ int64_t score_node(const struct score_config *cfg, const struct inventory_node *
 {
 	enum score_strategy st = cfg ? cfg->strategy : SCORE_LEAST_ALLOCATED;
 	int64_t wsum = 0, wscore = 0, score100 = 0, w;
+	struct pod_use pu;
 	bitmask_t p;
 	int r, k;
 
@@ -338,7 +366,11 @@ int64_t score_node(const struct score_config *cfg, const struct inventory_node *
 		memset(out, 0, sizeof *out);
 	if (!v->admit)
 		return finish(out, 0, 0, "rejected");
-	p = v->usage ? placement_of(node, v) : 0;
+	pu.placement = 0;
+	pu.used = 0;
+	if (v->usage)
+		pod_use_of(node, v, &pu);
+	p = pu.placement;
 	k = bitmask_count(p);
 	if (k == 0)
 		return finish(out, 0, 0, "no NUMA-bound request");
@@ -347,7 +379,7 @@ int64_t score_node(const struct score_config *cfg, const struct inventory_node *
 	for (r = 0; r < node->nresources; r++) {
 		struct amounts a;
 
-		if (!scored(cfg, node, v, r, p, &w, &a))
+		if (!scored(cfg, node, v, r, &pu, &w, &a))
 			continue;
 		wsum = i64_add_sat(wsum, w);
 		if (st == SCORE_LEAST_ALLOCATED || st == SCORE_MOST_ALLOCATED)
@@ -358,7 +390,7 @@ int64_t score_node(const struct score_config *cfg, const struct inventory_node *
 
 	/* The node score first (the parts of LeastNUMANodes repeat it). */
 	if (st == SCORE_BALANCED_ALLOCATION)
-		score100 = balanced_score(cfg, node, v, p);
+		score100 = balanced_score(cfg, node, v, &pu);
 	else if (st == SCORE_LEAST_NUMA_NODES)
 		score100 = least_numa_score(node, p, k);
 	else
@@ -369,7 +401,7 @@ int64_t score_node(const struct score_config *cfg, const struct inventory_node *
 			struct score_part *part;
 			struct amounts a;
 
-			if (!scored(cfg, node, v, r, p, &w, &a))
+			if (!scored(cfg, node, v, r, &pu, &w, &a))
 				continue;
 			part = &out->parts[out->nparts++];
 			part->resource = node->resources[r].name;
