@@ -44,6 +44,20 @@ static bool allocate_device_fresh(struct sim *s, const struct container_demand *
 	int64_t need = d->amount, total = 0;
 	int i, pass;
 
+	if (!hint.nil && hint.mask != 0 && (hint.mask & (hint.mask - 1)) == 0 && need > 0 &&
+	    avail[bitmask_lowest(hint.mask)] >= need) {
+		/* One NUMA node that holds the request: free amounts are never
+		 * below 0 (see allocate_cpus), so the total passes, and the
+		 * aligned pass takes everything there. */
+		i = bitmask_lowest(hint.mask);
+		avail[i] -= need;
+		used[i] += need;
+		if (c->kind == CONTAINER_INIT) {
+			reuse[i] += need;
+			s->reuse_any = true;
+		}
+		return true;
+	}
 	for (i = 0; i < s->n; i++)
 		total = i64_add_sat(total, avail[i]);
 	if (need > total) {
@@ -418,7 +432,10 @@ static bool allocate_memory(struct sim *s, const struct container_demand *c, con
 			int64_t take;
 
 			s->assignments[i]++;
+			s->assigned |= (bitmask_t)1 << i;
 			s->group[i] = best.mask;
+			if (best.mask & (best.mask - 1))
+				s->multi_group = true;
 			if (need == 0 || *free_i <= 0)
 				continue;
 			take = *free_i < need ? *free_i : need;

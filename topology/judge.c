@@ -297,6 +297,8 @@ void sim_init(struct sim *s, const struct inventory_node *node, const struct pod
 	s->detail = false;
 	memset(s->group, 0, (size_t)s->n * sizeof s->group[0]);
 	memset(s->assignments, 0, (size_t)s->n * sizeof s->assignments[0]);
+	s->assigned = 0;
+	s->multi_group = false;
 	s->nmem_reuse = 0;
 	s->mem_reuse_cap = 0;
 	s->own_names.n = 0;
@@ -325,6 +327,7 @@ void sim_init(struct sim *s, const struct inventory_node *node, const struct pod
 			if (res->available[d] < res->allocatable[d]) {
 				s->assignments[d] = 1;
 				s->group[d] = (bitmask_t)1 << d;
+				s->assigned |= (bitmask_t)1 << d;
 			}
 		}
 	}

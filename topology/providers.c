@@ -97,6 +97,18 @@ static void note_pin(const struct sim *s, struct hint_list *l, bitmask_t reuse_n
 	l->pin_singles = l->min_affinity == 1 ? blocked : 0;
 }
 
+/* The NUMA nodes whose v reaches want. */
+static bitmask_t reaching(const int64_t *v, int n, int64_t want)
+{
+	bitmask_t fit = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] >= want)
+			fit |= (bitmask_t)1 << i;
+	return fit;
+}
+
 /* The CPU and device rule: a subset is a hint when it contains every NUMA node
  * holding a reusable unit and its available plus all reusable units reach the
  * request; preferred when its size is the capacity minimum. */
@@ -205,6 +217,17 @@ static void count_hints(struct sim *s, struct hint_list *l, int r, bitmask_t uni
 	} else if (s->preferred_only) {
 		uint64_t size = (uint64_t)1 << s->n, m;
 
+		if (min_aff == 1 && reuse_nodes == 0) {
+			/* The single NUMA nodes whose free amount reaches the
+			 * request (no pin to note). */
+			bitmask_t fit = reaching(avail, s->n, want) & universe, b;
+
+			for (b = fit; b; b &= b - 1) {
+				maskset_add(l->all, b & -b);
+				maskset_add(l->pref, b & -b);
+			}
+			return;
+		}
 		/* Phase 1 of the merge needs preferred hints only: the subsets of
 		 * exactly min_aff nodes. */
 		for (m = ((uint64_t)1 << min_aff) - 1; m < size; m = next_same_count(m)) {
@@ -267,18 +290,6 @@ static void count_singles(const struct sim *s, struct hint_list *l, int min_aff,
 	l->min_affinity = min_aff;
 	if (min_aff == 1)
 		l->singles = fit;
-}
-
-/* The NUMA nodes whose v reaches want. */
-static bitmask_t reaching(const int64_t *v, int n, int64_t want)
-{
-	bitmask_t fit = 0;
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (v[i] >= want)
-			fit |= (bitmask_t)1 << i;
-	return fit;
 }
 
 static bool cpu_hints(struct sim *s, const struct ask *a, struct hint_list *l)
@@ -468,9 +479,10 @@ static bitmask_t memory_singles(const struct sim *s, const struct demand_amount 
 				ok &= ~((bitmask_t)1 << i);
 	}
 	*fits = ok;
-	/* At most one NUMA node in the node's memory group. */
+	/* At most one NUMA node in the node's memory group (every group has
+	 * at most one until some allocation spans several). */
 	singles = ok;
-	for (b = ok; b; b &= b - 1) {
+	for (b = s->multi_group ? ok : 0; b; b &= b - 1) {
 		bitmask_t g = s->group[bitmask_lowest(b)];
 
 		if (g & (g - 1))
@@ -561,9 +573,7 @@ bool providers_memory_rule(struct sim *s, const struct demand_amount *memory, si
 	l->pref_size = min_aff;
 	l->fam.min_size = 2;
 	l->fam.ndims = (int)(2 * k);
-	for (i = 0; i < s->n; i++)
-		if (s->assignments[i] == 0)
-			l->fam.universe |= (bitmask_t)1 << i;
+	l->fam.universe = s->full & ~s->assigned;
 	for (t = 0; t < k; t++) {
 		l->fam.w[2 * t] = node->resources[res[t]].allocatable;
 		l->fam.need[2 * t] = memory[t].amount;
@@ -572,7 +582,12 @@ bool providers_memory_rule(struct sim *s, const struct demand_amount *memory, si
 	}
 	l->has_fam = merge_fam_member(&l->fam, l->fam.universe);
 	singles = memory_singles(s, memory, k, res, &fits);
-	for (i = 0; i < s->n; i++) {
+	if (!s->multi_group) {
+		/* Only the single NUMA nodes, in order. */
+		for (; singles; singles &= singles - 1)
+			extra[nextra++] = (struct hint_mask){ singles & -singles, min_aff == 1 };
+	}
+	for (i = 0; i < s->n && s->multi_group; i++) {
 		bitmask_t one = (bitmask_t)1 << i, g = s->group[i];
 
 		if (singles & one)

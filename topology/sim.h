@@ -62,6 +62,8 @@ struct sim {
 	bool reuse_any;
 	bitmask_t group[INVENTORY_MAX_NUMA];  /* memory manager "cells" */
 	int assignments[INVENTORY_MAX_NUMA];
+	bitmask_t assigned;           /* the NUMA nodes with assignments > 0 */
+	bool multi_group;             /* some group has more than one node */
 	struct mem_reuse *mem_reuse;
 	size_t nmem_reuse;
 	size_t mem_reuse_cap;
