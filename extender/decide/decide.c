@@ -4,6 +4,7 @@
 #include "extender/decide/decide.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,7 +93,10 @@ static bool recall(const struct decide_input *in, uint64_t snapshot_id, struct d
 		return false;
 	out->outcome = (enum decision_outcome)e.outcome;
 	out->passes = out->outcome == DECISION_PASS;
-	snprintf(out->reason, sizeof out->reason, "%s", e.reason);
+	/* The cache's reasons are at most VERDICT_REASON_MAX - 1 bytes, and
+	 * terminated: a plain copy (this runs for every node of a repeat). */
+	memcpy(out->reason, e.reason, strnlen(e.reason, sizeof out->reason - 1) + 1);
+	out->reason[sizeof out->reason - 1] = '\0';
 	out->kubelet_reason = e.kubelet_reason;
 	out->score = e.score;
 	out->numa_ids = e.numa_ids;
@@ -157,6 +161,7 @@ struct many {
 static void many_chunk(void *arg, size_t begin, size_t end)
 {
 	const struct many *m = arg;
+	const char *last = NULL; /* this chunk's previous reason */
 	struct decision d;
 	size_t i;
 
@@ -168,7 +173,17 @@ static void many_chunk(void *arg, size_t begin, size_t end)
 		b->passes = d.passes;
 		b->cached = d.cached;
 		b->kubelet_reason = d.kubelet_reason;
-		b->reason = d.reason[0] ? xstrdup(d.reason) : NULL;
+		/* Identical causes give identical reasons, so neighbours often
+		 * share one: the first owns the copy, the others point to it. */
+		b->reason = NULL;
+		b->owns_reason = false;
+		if (d.reason[0] && last && strcmp(last, d.reason) == 0) {
+			b->reason = (char *)(uintptr_t)last;
+		} else if (d.reason[0]) {
+			b->reason = xstrdup(d.reason);
+			b->owns_reason = true;
+			last = b->reason;
+		}
 		b->message = (m->in->flags & DECIDE_DETAIL) ? xstrdup(d.message) : NULL;
 		b->numa_ids = d.numa_ids;
 		b->score = d.score;
@@ -194,7 +209,8 @@ void decision_briefs_free(struct decision_brief *b, size_t n)
 	size_t i;
 
 	for (i = 0; i < n && b; i++) {
-		free(b[i].reason);
+		if (b[i].owns_reason)
+			free(b[i].reason);
 		free(b[i].message);
 	}
 	free(b);

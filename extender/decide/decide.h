@@ -104,7 +104,8 @@ struct decision_brief {
 	bool passes;
 	bool cached;
 	const char *kubelet_reason;
-	char *reason;   /* NULL when empty */
+	char *reason;   /* NULL when empty; may be another brief's of the same request */
+	bool owns_reason;
 	char *message;  /* with DECIDE_DETAIL, else NULL */
 	uint64_t numa_ids;
 	int64_t score;
