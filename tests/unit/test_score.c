@@ -611,6 +611,42 @@ static void score_parts_capped_but_all_counted(void **state)
 	inventory_node_free(n);
 }
 
+/* score.c reads the usage of the first 64 resources in one pass and of any
+ * further one on its own: a resource past 64 counts as any other. */
+static void score_resources_past_64_counted(void **state)
+{
+	static char d69[] = "example.com/d69";
+	char zones[16384], pod[4096], extra[64];
+	size_t zl, pl, i;
+	struct score_weight w[] = { { d69, 70 } };
+	struct score_config cfg = { SCORE_MOST_ALLOCATED, w, 1 };
+	struct inventory_node *n;
+	struct score_breakdown b;
+
+	(void)state;
+	/* 70 device types on one NUMA node: d00..d68 with 2 each, d69 with
+	 * 1. The pod takes one of each. */
+	zl = (size_t)snprintf(zones, sizeof zones,
+			      "- name: node-0\n  type: Node\n  resources:\n");
+	pl = (size_t)snprintf(pod, sizeof pod, "{name: a, resources: {requests: {cpu: 100m}, limits: {");
+	for (i = 0; i < 70; i++) {
+		zl += (size_t)snprintf(zones + zl, sizeof zones - zl,
+				       "  - {name: example.com/d%02zu, capacity: 2, allocatable: %d,"
+				       " available: %d}\n", i, i == 69 ? 1 : 2, i == 69 ? 1 : 2);
+		snprintf(extra, sizeof extra, "%sexample.com/d%02zu: 1", i ? ", " : "", i);
+		pl += (size_t)snprintf(pod + pl, sizeof pod - pl, "%s", extra);
+	}
+	snprintf(pod + pl, sizeof pod - pl, "}}}");
+	n = node_of(SNN, zones);
+	assert_int_equal(n->nresources, 70);
+	assert_string_equal(n->resources[69].name, d69);
+	/* Most: d00..d68 -> 1/2 = 50 each, weight 1; d69 -> 1/1 = 100,
+	 * weight 70. (69*50 + 70*100)/139 = 75 -> 8 (without d69: 50 -> 5). */
+	assert_int_equal(judged(&cfg, n, pod, true, &b), 8);
+	assert_int_equal(b.score100, 75);
+	inventory_node_free(n);
+}
+
 static void score_huge_amounts_do_not_overflow(void **state)
 {
 	struct score_weight w[] = { { CPU, 0 } };
@@ -699,6 +735,7 @@ int main(void)
 		cmocka_unit_test(score_neutral_pod_scores_zero_with_note),
 		cmocka_unit_test(score_sparse_numa_ids),
 		cmocka_unit_test(score_parts_capped_but_all_counted),
+		cmocka_unit_test(score_resources_past_64_counted),
 		cmocka_unit_test(score_huge_amounts_do_not_overflow),
 		cmocka_unit_test(score_strategy_names_round_trip),
 		cmocka_unit_test(score_config_cleanup_frees_and_zeroes),
