@@ -402,7 +402,10 @@ static bool fam_member(const struct hint_fam *f, bitmask_t m)
 {
 	int d;
 
-	if ((m & ~f->universe) || (f->required & ~m) || bitmask_count(m) < f->min_size)
+	/* The count only matters above one bit (popcount is a dozen
+	 * instructions without the CPU's own, and this runs per candidate). */
+	if ((m & ~f->universe) || (f->required & ~m) || m == 0 ||
+	    (f->min_size > 1 && bitmask_count(m) < f->min_size))
 		return false;
 	for (d = 0; d < f->ndims; d++) {
 		int64_t sum = 0;
@@ -666,6 +669,40 @@ static bool rule_list_empty(const struct hint_list *l)
 
 /* --- the preferred phase --- */
 
+static bool one_bit(bitmask_t m)
+{
+	return m != 0 && (m & (m - 1)) == 0;
+}
+
+/* The single NUMA nodes {i} for which rule_has_pref(l, {i}) holds. */
+static bitmask_t pref_singles(const struct hint_list *l, int n)
+{
+	bitmask_t out = 0;
+	size_t j;
+
+	for (j = 0; j < l->nextra; j++)
+		if (l->extra[j].preferred && one_bit(l->extra[j].mask))
+			out |= l->extra[j].mask;
+	if (l->has_fam && l->pref_size == 1 && l->fam.min_size <= 1) {
+		const struct hint_fam *f = &l->fam;
+		bitmask_t cand = f->universe & bitmask_full(n) & ~out;
+
+		/* {i} is a member when it holds what is required and each
+		 * dimension's weight at i reaches the need. */
+		if (f->required)
+			cand &= one_bit(f->required) ? f->required : 0;
+		for (; cand; cand &= cand - 1) {
+			int b = bitmask_lowest(cand), d;
+
+			for (d = 0; d < f->ndims && f->w[d][b] >= f->need[d]; d++)
+				;
+			if (d == f->ndims)
+				out |= (bitmask_t)1 << b;
+		}
+	}
+	return out;
+}
+
 static void consider(const struct merge_params *p, bitmask_t m, bool *found, bitmask_t *best)
 {
 	if (m != 0 && (!*found || fitter(p, m, *best))) {
@@ -679,8 +716,8 @@ static bool rule_preferred(struct rsearch *rs, const struct hint_list *lists, si
 {
 	const struct merge_params *p = rs->p;
 	const struct hint_fam *fams[64];
-	bitmask_t best = 0, m;
-	bool found = false, all_nil = true, fam_ok = true;
+	bitmask_t best = 0, m, singles = 0;
+	bool found = false, all_nil = true, fam_ok = true, singles_known = false;
 	size_t i, j, k, nf = 0;
 	int size = -1;
 
@@ -695,14 +732,29 @@ static bool rule_preferred(struct rsearch *rs, const struct hint_list *lists, si
 			fams[nf++] = &lists[i].fam;
 		}
 	}
-	/* Candidates a list offers explicitly. */
+	/* Candidates a list offers explicitly. Most are single NUMA nodes
+	 * (memory's, devices' without a family): which single nodes every
+	 * list prefers is one intersection of per-list masks, instead of a
+	 * scan of every other list's explicit hints per candidate (quadratic
+	 * in the NUMA count). */
 	for (i = 0; i < nlists; i++) {
 		for (j = 0; j < lists[i].nextra; j++) {
 			bool ok = lists[i].extra[j].preferred;
 
 			m = lists[i].extra[j].mask;
-			for (k = 0; k < nlists && ok; k++)
-				ok = lists[k].nil_pref || rule_has_pref(&lists[k], m);
+			if (ok && one_bit(m)) {
+				if (!singles_known) {
+					singles = bitmask_full(rs->n);
+					for (k = 0; k < nlists; k++)
+						if (!lists[k].nil_pref)
+							singles &= pref_singles(&lists[k], rs->n);
+					singles_known = true;
+				}
+				ok = (singles & m) != 0;
+			} else {
+				for (k = 0; k < nlists && ok; k++)
+					ok = lists[k].nil_pref || rule_has_pref(&lists[k], m);
+			}
 			if (ok)
 				consider(p, m, &found, &best);
 		}
