@@ -75,10 +75,13 @@ static void from_verdict(const struct decide_input *in, const struct inventory_n
 static void remember(const struct decide_input *in, uint64_t snapshot_id, const struct decision *d)
 {
 	struct verdict_entry e;
+	size_t len = strnlen(d->reason, sizeof e.reason - 1);
 
-	memset(&e, 0, sizeof e);
+	/* Field by field and a plain copy (the cache reads the reason up to
+	 * its NUL): this runs for every node judged. */
 	e.outcome = (unsigned char)d->outcome;
-	snprintf(e.reason, sizeof e.reason, "%s", d->reason);
+	memcpy(e.reason, d->reason, len);
+	e.reason[len] = '\0';
 	e.kubelet_reason = d->kubelet_reason;
 	e.score = d->score;
 	e.numa_ids = d->numa_ids;
