@@ -29,45 +29,57 @@ const char *verdict_reason_name(enum verdict_reason r)
 	return "";
 }
 
+/* s appended to buf (len bytes so far, len < size), cut at size - 1 bytes
+ * as a fixed textbuf cuts: the result is a prefix of the whole text. */
+static size_t summary_put(char *buf, size_t size, size_t len, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > size - 1 - len)
+		n = size - 1 - len;
+	memcpy(buf + len, s, n);
+	return len + n;
+}
+
 void verdict_summary(const struct verdict *v, char *buf, size_t size)
 {
 	const char *res = v->resources[0] ? v->resources : "resources";
-	struct textbuf t;
+	size_t len = 0;
 
 	/* Pieces, not printf: a cold filter writes one per rejected node. */
 	if (size == 0)
 		return;
-	textbuf_init_fixed(&t, buf, size);
 	switch (v->admit ? REASON_NONE : v->reason) {
 	case REASON_NONE:
 		break;
 	case REASON_TOPOLOGY_AFFINITY:
-		textbuf_adds(&t, "NUMA: cannot align ");
-		textbuf_adds(&t, res);
+		len = summary_put(buf, size, len, "NUMA: cannot align ");
+		len = summary_put(buf, size, len, res);
 		if (v->policy == TM_POLICY_SINGLE_NUMA_NODE) {
-			textbuf_adds(&t, " on one NUMA node (single-numa-node)");
+			len = summary_put(buf, size, len, " on one NUMA node (single-numa-node)");
 		} else {
-			textbuf_adds(&t, " on a preferred NUMA set (");
-			textbuf_adds(&t, tm_policy_name(v->policy));
-			textbuf_adds(&t, ")");
+			len = summary_put(buf, size, len, " on a preferred NUMA set (");
+			len = summary_put(buf, size, len, tm_policy_name(v->policy));
+			len = summary_put(buf, size, len, ")");
 		}
 		if (v->pinned[0]) {
-			textbuf_adds(&t, ": ");
-			textbuf_adds(&t, v->pinned);
+			len = summary_put(buf, size, len, ": ");
+			len = summary_put(buf, size, len, v->pinned);
 		}
 		break;
 	case REASON_UNEXPECTED_ADMISSION:
-		textbuf_adds(&t, "NUMA: the kubelet would fail to allocate ");
-		textbuf_adds(&t, res);
-		textbuf_adds(&t, " (UnexpectedAdmissionError)");
+		len = summary_put(buf, size, len, "NUMA: the kubelet would fail to allocate ");
+		len = summary_put(buf, size, len, res);
+		len = summary_put(buf, size, len, " (UnexpectedAdmissionError)");
 		break;
 	case REASON_CONFIG:
-		textbuf_adds(&t, "NUMA: the kubelet's Topology Manager configuration on this node is invalid (TopologyManagerConfigError)");
+		len = summary_put(buf, size, len, "NUMA: the kubelet's Topology Manager configuration on this node is invalid (TopologyManagerConfigError)");
 		break;
 	case REASON_NOT_SIMULATED:
-		textbuf_adds(&t, "NUMA: the Topology Manager merge on this node exceeds the simulation's search budget (not simulated)");
+		len = summary_put(buf, size, len, "NUMA: the Topology Manager merge on this node exceeds the simulation's search budget (not simulated)");
 		break;
 	}
+	buf[len] = '\0';
 }
 
 void verdict_cleanup(struct verdict *v)
@@ -130,6 +142,15 @@ static bool list_unsatisfiable(const struct hint_list *l, int n)
 						.all = l->all, .pref = l->pref }, n)));
 }
 
+/* strcmp(a, b) > 0, deciding on the first byte without the call when it
+ * differs (strcmp compares bytes as unsigned char). */
+static bool name_after(const char *a, const char *b)
+{
+	if ((unsigned char)a[0] != (unsigned char)b[0])
+		return (unsigned char)a[0] > (unsigned char)b[0];
+	return a != b && strcmp(a, b) > 0;
+}
+
 /* By resource name, stable (as glibc's qsort, a merge sort, was): a few
  * lists, so an insertion sort without qsort's set-up. */
 static void sort_by_resource(const struct hint_list **l, size_t n)
@@ -139,7 +160,7 @@ static void sort_by_resource(const struct hint_list **l, size_t n)
 	for (i = 1; i < n; i++) {
 		const struct hint_list *x = l[i];
 
-		for (j = i; j > 0 && strcmp(l[j - 1]->resource, x->resource) > 0; j--)
+		for (j = i; j > 0 && name_after(l[j - 1]->resource, x->resource); j--)
 			l[j] = l[j - 1];
 		l[j] = x;
 	}
