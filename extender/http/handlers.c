@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "extender/decide/decide.h"
+#include "extender/decide/pool.h"
 #include "extender/codec/encode.h"
 #include "extender/log.h"
 #include "extender/http/metrics.h"
@@ -132,24 +133,45 @@ static enum wire_outcome wire_bucket_of(enum decision_outcome outcome, bool pass
 	return outcome == DECISION_FAILED ? WIRE_FAILED : WIRE_UNRESOLVABLE;
 }
 
-/* The candidates' snapshots, looked up once: store node (NULL: none),
+struct lookup {
+	struct store_set *set;
+	const struct wire_args *args;
+	const struct store_node **sns;
+	const struct inventory_node **invs;
+	uint64_t *ids;
+};
+
+static void lookup_chunk(void *arg, size_t begin, size_t end)
+{
+	const struct lookup *l = arg;
+	size_t i;
+
+	for (i = begin; i < end; i++) {
+		const struct store_node *sn = store_get(l->set, l->args->names[i]);
+
+		l->sns[i] = sn;
+		l->invs[i] = sn ? sn->inventory : NULL;
+		l->ids[i] = sn ? sn->id : 0;
+	}
+}
+
+/* The candidates' snapshots, looked up once (shared with the pool's helpers
+ * for large requests: the set is immutable): store node (NULL: none),
  * inventory and snapshot id per name. */
-static void nodes_of(struct store_set *set, const struct wire_args *args,
+static void nodes_of(struct decide_pool *pool, struct store_set *set, const struct wire_args *args,
 		     const struct store_node ***sns, const struct inventory_node ***invs,
 		     uint64_t **ids)
 {
-	size_t i;
+	struct lookup l;
 
 	*sns = xcalloc(args->nnames + 1, sizeof **sns);
 	*invs = xcalloc(args->nnames + 1, sizeof **invs);
 	*ids = xcalloc(args->nnames + 1, sizeof **ids);
-	for (i = 0; i < args->nnames; i++) {
-		const struct store_node *sn = store_get(set, args->names[i]);
-
-		(*sns)[i] = sn;
-		(*invs)[i] = sn ? sn->inventory : NULL;
-		(*ids)[i] = sn ? sn->id : 0;
-	}
+	l = (struct lookup){ set, args, *sns, *invs, *ids };
+	if (args->nnames >= DECIDE_SHARE_MIN)
+		decide_pool_run(pool, args->nnames, 256, lookup_chunk, &l);
+	else
+		lookup_chunk(&l, 0, args->nnames);
 }
 
 /* The verdict cache's id of the pod's demand. */
@@ -252,7 +274,7 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 	in.demand_id = demand_id_of(demand);
 	/* Debug logging wants the judge's long message: always judged. */
 	in.flags = (stale ? DECIDE_STALE : 0) | (debug ? DECIDE_DETAIL : 0);
-	nodes_of(set, &args, &sns, &invs, &ids);
+	nodes_of(h->pool, set, &args, &sns, &invs, &ids);
 	briefs = xcalloc(args.nnames + 1, sizeof *briefs);
 	decide_many(&in, h->pool, args.nnames, invs, ids, briefs);
 	for (i = 0; i < args.nnames; i++) {
@@ -360,7 +382,7 @@ void handle_prioritize(const struct handler_ctx *h, const char *body, size_t len
 		const struct inventory_node **invs;
 		uint64_t *ids;
 
-		nodes_of(set, &args, &sns, &invs, &ids);
+		nodes_of(h->pool, set, &args, &sns, &invs, &ids);
 		decide_many(&in, h->pool, args.nnames, invs, ids, briefs);
 		for (i = 0; i < args.nnames; i++) {
 			scores[i] = briefs[i].score;
