@@ -451,6 +451,23 @@ int inventory_min_affinity(const struct inventory_resource *r, int64_t want, int
 	return fallback;
 }
 
+/* node->memory_short from the amounts. */
+static void summarize_memory(struct inventory_node *node)
+{
+	int r, d;
+
+	node->memory_short = 0;
+	for (r = 0; r < node->nresources; r++) {
+		const struct inventory_resource *res = &node->resources[r];
+
+		if (res->kind != RESOURCE_MEMORY)
+			continue;
+		for (d = 0; d < node->numa_count; d++)
+			if (res->available[d] < res->allocatable[d])
+				node->memory_short |= (bitmask_t)1 << d;
+	}
+}
+
 enum err inventory_node_new(const struct nrt_object *obj, struct inventory_node **out,
 			    struct errmsg *msg)
 {
@@ -590,6 +607,7 @@ enum err inventory_node_new(const struct nrt_object *obj, struct inventory_node 
 		if (strcmp(r->name, "memory") == 0)
 			node->memory_listed = true;
 	}
+	summarize_memory(node);
 
 	configure(node, obj, &rc, msg);
 	if (rc == ERR_OK && n == 0 && (node->policy != TM_POLICY_NONE || node->config_error[0])) {
@@ -671,6 +689,7 @@ struct inventory_node *inventory_node_emptied(const struct inventory_node *node)
 		memcpy(res->available, res->allocatable, n * sizeof(int64_t));
 		res->total_available = res->total_allocatable;
 	}
+	summarize_memory(copy);
 	return copy;
 }
 
@@ -701,6 +720,7 @@ static void resummarize(const struct inventory_node *node, struct inventory_node
 		for (d = 0; d < out->numa_count; d++)
 			res->total_available = i64_add_sat(res->total_available, res->available[d]);
 	}
+	summarize_memory(out);
 	if (node->emptied)
 		out->emptied = inventory_node_emptied(out);
 }

@@ -97,6 +97,11 @@ struct inventory_node {
 	int nresources;
 	int cpu;                     /* index of "cpu" or -1 */
 	bool memory_listed;          /* some zone lists "memory" */
+	/* The NUMA nodes where some memory or hugepage resource's available
+	 * is below its allocatable: the judge's count view of memory groups
+	 * (a single-NUMA allocation there). Kept with the amounts by every
+	 * function here that writes them. */
+	bitmask_t memory_short;
 	/* The configuration as published, verbatim: attributes (those with a
 	 * name, in order) and the deprecated topologyPolicies[]. The fields
 	 * above are read from them; inventory_node_to_nrt writes them back,

@@ -318,6 +318,7 @@ void sim_init(struct sim *s, const struct inventory_node *node, const struct pod
 {
 	size_t cells = (size_t)node->nresources * (size_t)node->numa_count, i;
 	int64_t *tables;
+	bitmask_t b;
 	int r, d;
 
 	/* Field by field: the per-NUMA arrays and the failure text (1.3 KB
@@ -350,22 +351,18 @@ void sim_init(struct sim *s, const struct inventory_node *node, const struct pod
 	memset(s->reuse, 0, cells * sizeof(int64_t));
 	memset(s->used, 0, cells * sizeof(int64_t));
 	s->reuse_any = false;
-	for (r = 0; r < node->nresources; r++) {
-		const struct inventory_resource *res = &node->resources[r];
-
-		memcpy(sim_at(s->avail, s, r), res->available, (size_t)s->n * sizeof(int64_t));
-		/* Count view of memory groups: a node whose free memory is below
-		 * its allocatable holds single-NUMA allocations. */
-		if (res->kind != RESOURCE_MEMORY)
-			continue;
-		for (d = 0; d < s->n; d++) {
-			if (res->available[d] < res->allocatable[d]) {
-				s->assignments[d] = 1;
-				s->group[d] = (bitmask_t)1 << d;
-				s->assigned |= (bitmask_t)1 << d;
-			}
-		}
+	for (r = 0; r < node->nresources; r++)
+		memcpy(sim_at(s->avail, s, r), node->resources[r].available,
+		       (size_t)s->n * sizeof(int64_t));
+	/* Count view of memory groups: a node whose free memory is below its
+	 * allocatable holds single-NUMA allocations (summarized with the
+	 * node's amounts). */
+	for (b = node->memory_short; b; b &= b - 1) {
+		d = bitmask_lowest(b);
+		s->assignments[d] = 1;
+		s->group[d] = (bitmask_t)1 << d;
 	}
+	s->assigned = node->memory_short;
 	for (i = 0; i < pod->ncontainers; i++)
 		s->mem_reuse_cap += pod->containers[i].nmemory;
 	/* Entries are written as they are added (below nmem_reuse). */
