@@ -112,7 +112,9 @@ struct inventory_node {
 	char **policies;
 	size_t npolicies;
 	/* The same node with every pod gone (available := allocatable), built
-	 * with the snapshot; NULL on the emptied copy itself. */
+	 * with the snapshot; NULL on the emptied copy itself. Its resources
+	 * are the node's, in the same order (the judge uses the node's
+	 * resource indices on it). */
 	struct inventory_node *emptied;
 	/* The judge's own, filled on first need and freed with the node (one
 	 * allocation): the bytes the unresolvable memo keys on. Written once

@@ -767,23 +767,18 @@ static const struct node_shape *node_shape_of(const struct inventory_node *empti
 	return ns;
 }
 
-/* The node index of a demand's resource name: from names (the judged node's
- * map) when that index holds the name on this node too, as it does on the
- * emptied copy, which keeps the node's resources in order; else looked up. */
+/* The node index of a demand's resource name on the emptied copy: names,
+ * when given, is the judged node's map, and emptied is that node's emptied
+ * copy, which has the node's resources in the node's order (inventory.h):
+ * an index there (or -1, not listed) holds on the copy too. Else looked up. */
 static int emptied_find(const struct inventory_node *emptied, struct sim_names *names,
 			const char *name)
 {
-	int i, r;
+	int i;
 
-	for (i = 0; names && i < names->n; i++) {
-		if (names->name[i] != name)
-			continue;
-		r = names->index[i];
-		if (r >= 0 && r < emptied->nresources &&
-		    strcmp(emptied->resources[r].name, name) == 0)
-			return r;
-		break;
-	}
+	for (i = 0; names && i < names->n; i++)
+		if (names->name[i] == name)
+			return names->index[i];
 	return inventory_find(emptied, name);
 }
 

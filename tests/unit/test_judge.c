@@ -284,6 +284,29 @@ static void judge_random_single_numa_shortcut_and_invariants(void **state)
  * shapes) equals a full judgement of the emptied node, on random nodes
  * judged many at a time with one demand: several shapes, and per shape
  * several loads (same emptied node, different available amounts). */
+/* What the judge reads from a node's summaries: the emptied copy has the
+ * node's resources in order (the judge uses the node's indices on it), and
+ * memory_short is the NUMA nodes where a memory type's available is below
+ * its allocatable (none on the emptied copy). */
+static void check_summaries(const struct inventory_node *node)
+{
+	bitmask_t s = 0;
+	int r, d;
+
+	assert_non_null(node->emptied);
+	assert_int_equal(node->emptied->nresources, node->nresources);
+	for (r = 0; r < node->nresources; r++) {
+		const struct inventory_resource *res = &node->resources[r];
+
+		assert_string_equal(node->emptied->resources[r].name, res->name);
+		for (d = 0; d < node->numa_count && res->kind == RESOURCE_MEMORY; d++)
+			if (res->available[d] < res->allocatable[d])
+				s |= (bitmask_t)1 << d;
+	}
+	assert_true(node->memory_short == s);
+	assert_true(node->emptied->memory_short == 0);
+}
+
 static void judge_unresolvable_memo_equals_second_judgement(void **state)
 {
 	long cases = 0, rejected = 0, unresolvable = 0;
@@ -317,6 +340,7 @@ static void judge_unresolvable_memo_equals_second_judgement(void **state)
 				use[2] = (struct inventory_usage){ "memory", below(node->numa_count),
 								   below(3) * GI };
 				loaded = inventory_node_take(node, use, (size_t)below(4));
+				check_summaries(loaded);
 				judge_node_ex(loaded, demand, below(2) ? JUDGE_UNRESOLVABLE
 						: JUDGE_UNRESOLVABLE | JUDGE_DETAIL, &v);
 				if (!v.admit && v.reason != REASON_CONFIG) {
