@@ -488,8 +488,17 @@ static bitmask_t memory_singles(const struct sim *s, const struct demand_amount 
 		if (g & (g - 1))
 			singles &= ~(b & -b);
 	}
-	/* Free memory (and init-container memory reusable on exactly {i}). */
-	for (t = 0; t < k && singles; t++) {
+	/* Free memory (and init-container memory reusable on exactly {i}):
+	 * without reusable memory, the free amounts alone. */
+	for (t = 0; t < k && singles && s->nmem_reuse == 0; t++) {
+		const int64_t *av = &s->avail[(size_t)res[t] * (size_t)s->n];
+		int64_t want = memory[t].amount;
+
+		for (b = singles; b; b &= b - 1)
+			if (av[bitmask_lowest(b)] < want)
+				singles &= ~(b & -b);
+	}
+	for (t = 0; t < k && singles && s->nmem_reuse != 0; t++) {
 		const int64_t *av = &s->avail[(size_t)res[t] * (size_t)s->n];
 		int64_t want = memory[t].amount;
 
