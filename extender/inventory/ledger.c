@@ -97,6 +97,11 @@ struct lnode {
 
 struct ledger {
 	pthread_mutex_t lock;
+	/* Batches of dirty nodes taken but not yet republished: readers of
+	 * the ledger's state (ledger_json, /ledger) wait for them, so that
+	 * what they are shown is what filter already judges on. */
+	int refreshing;
+	pthread_cond_t refreshed;
 	struct store *store;
 	struct ledger_options o;
 	struct lpod **table;
@@ -229,9 +234,16 @@ static void unlock_and_refresh(struct ledger *l)
 
 	l->dirty = NULL;
 	l->ndirty = l->dirty_cap = 0;
-	pthread_mutex_unlock(&l->lock);
 	if (n > 0)
+		l->refreshing++;
+	pthread_mutex_unlock(&l->lock);
+	if (n > 0) {
 		store_refresh(l->store, (const char *const *)names, n);
+		pthread_mutex_lock(&l->lock);
+		if (--l->refreshing == 0)
+			pthread_cond_broadcast(&l->refreshed);
+		pthread_mutex_unlock(&l->lock);
+	}
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
@@ -1084,6 +1096,7 @@ struct ledger *ledger_new(struct store *store, const struct ledger_options *o)
 	struct ledger *l = xcalloc(1, sizeof *l);
 
 	pthread_mutex_init(&l->lock, NULL);
+	pthread_cond_init(&l->refreshed, NULL);
 	l->store = store;
 	l->o = *o;
 	l->buckets = 1024;
@@ -1120,6 +1133,7 @@ void ledger_free(struct ledger *l)
 	free(l->nodes);
 	free(l->table);
 	free(l->dirty);
+	pthread_cond_destroy(&l->refreshed);
 	pthread_mutex_destroy(&l->lock);
 	free(l);
 }
@@ -1236,6 +1250,9 @@ char *ledger_json(struct ledger *l, const char *node)
 	size_t i, k;
 
 	pthread_mutex_lock(&l->lock);
+	/* Every change shown here is already in the store's snapshots. */
+	while (l->refreshing > 0)
+		pthread_cond_wait(&l->refreshed, &l->lock);
 	if (node) {
 		const struct lnode *n = node_find(l, node);
 
