@@ -324,25 +324,7 @@ struct stats {
 	double p50, p99, mean, min, max; /* microseconds */
 };
 
-static int by_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Nearest rank. */
-static double pct(const uint64_t *sorted, size_t n, double p)
-{
-	size_t rank = (size_t)((double)n * p + 0.999999);
-
-	if (rank < 1)
-		rank = 1;
-	if (rank > n)
-		rank = n;
-	return (double)sorted[rank - 1] / 1e3;
-}
-
 /* Runs cfg.warmup untimed operations, then mark(ctx) when given, then at
  * least min_ops operations and until budget_ns of wall time has passed (at
  * most cfg.max_ops). */
@@ -366,10 +348,10 @@ static void run_cell(op_fn fn, void *ctx, void (*mark)(void *ctx), size_t min_op
 		sum += samples[n];
 		n++;
 	}
-	qsort(samples, n, sizeof *samples, by_u64);
+	qsort(samples, n, sizeof *samples, bench_cmp_u64);
 	st->n = n;
-	st->p50 = pct(samples, n, 0.50);
-	st->p99 = pct(samples, n, 0.99);
+	st->p50 = bench_pct_us(samples, n, 0.50);
+	st->p99 = bench_pct_us(samples, n, 0.99);
 	st->mean = (double)sum / (double)n / 1e3;
 	st->min = (double)samples[0] / 1e3;
 	st->max = (double)samples[n - 1] / 1e3;
@@ -858,33 +840,15 @@ static const char *verdict_str(bool ok)
 	return ok ? "ok" : "MISSED";
 }
 
-struct target {
-	char what[96];
-	char goal[24];
-	char got[40];
-	bool ok;
-};
-
-static struct target targets[16];
+static struct bench_target targets[16];
 static size_t ntargets;
 
 static bool target_add(const char *what, bool lower_is_better, double limit, double got,
 		       const char *unit)
 {
-	struct target *t = &targets[ntargets++];
-	bool ok = lower_is_better ? got <= limit : got >= limit;
-
-	snprintf(t->what, sizeof t->what, "%s", what);
-	snprintf(t->goal, sizeof t->goal, "%s %g%s", lower_is_better ? "<=" : ">=", limit, unit);
-	if (ok)
-		snprintf(t->got, sizeof t->got, "%.3g%s", got, unit);
-	else if (lower_is_better)
-		snprintf(t->got, sizeof t->got, "%.3g%s (%.1fx over)", got, unit, got / limit);
-	else
-		snprintf(t->got, sizeof t->got, "%.3g%s (%.0f%% short)", got, unit,
-			 100.0 * (limit - got) / limit);
-	t->ok = ok;
-	return ok;
+	if (ntargets == sizeof targets / sizeof targets[0])
+		bench_die("internal error: more than %zu targets", ntargets);
+	return bench_target_set(&targets[ntargets++], what, lower_is_better, limit, got, unit);
 }
 
 static void stats_from(uint64_t *samples, size_t n, struct stats *st)
@@ -892,12 +856,12 @@ static void stats_from(uint64_t *samples, size_t n, struct stats *st)
 	uint64_t sum = 0;
 	size_t i;
 
-	qsort(samples, n, sizeof *samples, by_u64);
+	qsort(samples, n, sizeof *samples, bench_cmp_u64);
 	for (i = 0; i < n; i++)
 		sum += samples[i];
 	st->n = n;
-	st->p50 = pct(samples, n, 0.50);
-	st->p99 = pct(samples, n, 0.99);
+	st->p50 = bench_pct_us(samples, n, 0.50);
+	st->p99 = bench_pct_us(samples, n, 0.99);
 	st->mean = (double)sum / (double)n / 1e3;
 	st->min = (double)samples[0] / 1e3;
 	st->max = (double)samples[n - 1] / 1e3;

@@ -405,3 +405,37 @@ void bench_server_time(struct bench_client *c, const char *verb, double *sum_s, 
 		bench_die("GET /metrics: no %s", key);
 	*count = strtod(p + strlen(key), NULL);
 }
+
+int bench_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+double bench_pct_us(const uint64_t *sorted_ns, size_t n, double p)
+{
+	size_t rank = (size_t)((double)n * p + 0.999999);
+
+	if (rank < 1)
+		rank = 1;
+	if (rank > n)
+		rank = n;
+	return (double)sorted_ns[rank - 1] / 1e3;
+}
+
+bool bench_target_set(struct bench_target *t, const char *what, bool lower_is_better,
+		      double limit, double got, const char *unit)
+{
+	t->ok = lower_is_better ? got <= limit : got >= limit;
+	snprintf(t->what, sizeof t->what, "%s", what);
+	snprintf(t->goal, sizeof t->goal, "%s %g%s", lower_is_better ? "<=" : ">=", limit, unit);
+	if (t->ok)
+		snprintf(t->got, sizeof t->got, "%.3g%s", got, unit);
+	else if (lower_is_better)
+		snprintf(t->got, sizeof t->got, "%.3g%s (%.1fx over)", got, unit, got / limit);
+	else
+		snprintf(t->got, sizeof t->got, "%.3g%s (%.0f%% short)", got, unit,
+			 100.0 * (limit - got) / limit);
+	return t->ok;
+}

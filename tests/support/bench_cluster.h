@@ -106,4 +106,22 @@ uint64_t bench_client_post(struct bench_client *c, bool filter, const char *body
  * first callback to its reply being queued. */
 void bench_server_time(struct bench_client *c, const char *verb, double *sum_s, double *count);
 
+/* qsort order of uint64_t. */
+int bench_cmp_u64(const void *a, const void *b);
+/* The p-quantile (0..1, nearest rank) of n >= 1 sorted nanosecond samples, in us. */
+double bench_pct_us(const uint64_t *sorted_ns, size_t n, double p);
+
+/* One row of a benchmark's target table. */
+struct bench_target {
+	char what[96];
+	char goal[24];
+	char got[48];
+	bool ok;
+};
+
+/* Fills t: the goal ("<= 2x", ">= 1000/s") and what was measured, with how
+ * far off when missed. Returns t->ok. */
+bool bench_target_set(struct bench_target *t, const char *what, bool lower_is_better,
+		      double limit, double got, const char *unit);
+
 #endif
