@@ -190,6 +190,7 @@ static void many_chunk(void *arg, size_t begin, size_t end)
 		b->message = (m->in->flags & DECIDE_DETAIL) ? xstrdup(d.message) : NULL;
 		b->numa_ids = d.numa_ids;
 		b->score = d.score;
+		decision_cleanup(&d); /* frees a verdict, were one asked for */
 	}
 }
 

@@ -576,10 +576,30 @@ static void score_sparse_numa_ids(void **state)
 	inventory_node_free(n);
 }
 
+/* `count` device types on one NUMA node: example.com/d00.. with 2 each, the
+ * last with 1; a pod container taking one of each. */
+static void many_devices(size_t count, char *zones, size_t zsize, char *pod, size_t psize)
+{
+	size_t zl, pl, i;
+
+	zl = (size_t)snprintf(zones, zsize, "- name: node-0\n  type: Node\n  resources:\n");
+	pl = (size_t)snprintf(pod, psize, "{name: a, resources: {requests: {cpu: 100m}, limits: {");
+	for (i = 0; i < count; i++) {
+		int last = i + 1 == count;
+
+		zl += (size_t)snprintf(zones + zl, zsize - zl,
+				       "  - {name: example.com/d%02zu, capacity: 2, allocatable: %d,"
+				       " available: %d}\n", i, last ? 1 : 2, last ? 1 : 2);
+		pl += (size_t)snprintf(pod + pl, psize - pl, "%sexample.com/d%02zu: 1", i ? ", " : "", i);
+		assert_true(zl < zsize && pl < psize);
+	}
+	pl += (size_t)snprintf(pod + pl, psize - pl, "}}}");
+	assert_true(pl < psize);
+}
+
 static void score_parts_capped_but_all_counted(void **state)
 {
-	char zones[16384], pod[4096], extra[64];
-	size_t zl, pl, i;
+	char zones[16384], pod[4096];
 	struct score_weight w[] = { { D16, 16 } };
 	struct score_config cfg = { SCORE_MOST_ALLOCATED, w, 1 };
 	struct inventory_node *n;
@@ -588,17 +608,7 @@ static void score_parts_capped_but_all_counted(void **state)
 	(void)state;
 	/* 17 device types on one NUMA node: d00..d15 with 2 each, d16 with 1.
 	 * The pod takes one of each. */
-	zl = (size_t)snprintf(zones, sizeof zones,
-			      "- name: node-0\n  type: Node\n  resources:\n");
-	pl = (size_t)snprintf(pod, sizeof pod, "{name: a, resources: {requests: {cpu: 100m}, limits: {");
-	for (i = 0; i < 17; i++) {
-		zl += (size_t)snprintf(zones + zl, sizeof zones - zl,
-				       "  - {name: example.com/d%02zu, capacity: 2, allocatable: %d,"
-				       " available: %d}\n", i, i == 16 ? 1 : 2, i == 16 ? 1 : 2);
-		snprintf(extra, sizeof extra, "%sexample.com/d%02zu: 1", i ? ", " : "", i);
-		pl += (size_t)snprintf(pod + pl, sizeof pod - pl, "%s", extra);
-	}
-	snprintf(pod + pl, sizeof pod - pl, "}}}");
+	many_devices(17, zones, sizeof zones, pod, sizeof pod);
 	n = node_of(SNN, zones);
 	/* Most: d00..d15 -> 1/2 = 50 each, weight 1; d16 -> 1/1 = 100,
 	 * weight 16. (16*50 + 16*100)/32 = 75 -> 8 (50 -> 5 were d16 left
@@ -616,8 +626,7 @@ static void score_parts_capped_but_all_counted(void **state)
 static void score_resources_past_64_counted(void **state)
 {
 	static char d69[] = "example.com/d69";
-	char zones[16384], pod[4096], extra[64];
-	size_t zl, pl, i;
+	char zones[16384], pod[4096];
 	struct score_weight w[] = { { d69, 70 } };
 	struct score_config cfg = { SCORE_MOST_ALLOCATED, w, 1 };
 	struct inventory_node *n;
@@ -626,17 +635,7 @@ static void score_resources_past_64_counted(void **state)
 	(void)state;
 	/* 70 device types on one NUMA node: d00..d68 with 2 each, d69 with
 	 * 1. The pod takes one of each. */
-	zl = (size_t)snprintf(zones, sizeof zones,
-			      "- name: node-0\n  type: Node\n  resources:\n");
-	pl = (size_t)snprintf(pod, sizeof pod, "{name: a, resources: {requests: {cpu: 100m}, limits: {");
-	for (i = 0; i < 70; i++) {
-		zl += (size_t)snprintf(zones + zl, sizeof zones - zl,
-				       "  - {name: example.com/d%02zu, capacity: 2, allocatable: %d,"
-				       " available: %d}\n", i, i == 69 ? 1 : 2, i == 69 ? 1 : 2);
-		snprintf(extra, sizeof extra, "%sexample.com/d%02zu: 1", i ? ", " : "", i);
-		pl += (size_t)snprintf(pod + pl, sizeof pod - pl, "%s", extra);
-	}
-	snprintf(pod + pl, sizeof pod - pl, "}}}");
+	many_devices(70, zones, sizeof zones, pod, sizeof pod);
 	n = node_of(SNN, zones);
 	assert_int_equal(n->nresources, 70);
 	assert_string_equal(n->resources[69].name, d69);
