@@ -83,7 +83,8 @@ void verdict_cleanup(struct verdict *v);
 /* A sufficient condition for an emptied node (available = allocatable) to
  * admit the pod, far cheaper than judging it: one NUMA node holds the whole
  * pod (see judge.c for why and for what it leaves to the judgement). False
- * says nothing. Exported for tests. */
+ * says nothing. A node and its emptied copy give the same answer (only
+ * capacity and allocatable are read). Exported for tests. */
 bool judge_emptied_fits_one_numa(const struct inventory_node *emptied,
 				 const struct pod_demand *pod);
 

@@ -132,6 +132,7 @@ static enum err simulate(struct run *run, const struct pod_spec *pods, size_t np
 	 * placement and are not store snapshots, so nothing is cached. */
 	in.settings = settings;
 	in.demand_id = 0;
+	in.demand_fresh = false;
 	in.flags = DECIDE_VERDICT;
 	for (p = 0; p < npods; p++) {
 		struct pod_demand *demand = NULL;

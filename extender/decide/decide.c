@@ -107,12 +107,14 @@ static bool recall(const struct decide_input *in, uint64_t snapshot_id, struct d
 	return true;
 }
 
-void decide(const struct decide_input *in, const struct inventory_node *inv, uint64_t snapshot_id,
-	    struct decision *out)
+/* decide, with the lookups a fresh demand skipped added to *skipped. */
+static void decide_at(const struct decide_input *in, const struct inventory_node *inv,
+		      uint64_t snapshot_id, struct decision *out, uint64_t *skipped)
 {
 	/* Only these need more than the cache remembers. */
 	const unsigned fresh = DECIDE_PARTS | DECIDE_DETAIL | DECIDE_VERDICT;
 	bool cacheable = snapshot_id != 0 && in->demand_id != 0;
+	bool look = cacheable && !(in->flags & fresh);
 	struct verdict v;
 
 	memset(out, 0, offsetof(struct decision, reason) + 1);
@@ -123,7 +125,11 @@ void decide(const struct decide_input *in, const struct inventory_node *inv, uin
 		no_inventory(in, out);
 		return;
 	}
-	if (!(cacheable && !(in->flags & fresh) && recall(in, snapshot_id, out))) {
+	if (look && in->demand_fresh) {
+		look = false;
+		(*skipped)++;
+	}
+	if (!(look && recall(in, snapshot_id, out))) {
 		/* Filter and prioritize alike ask whether an empty node would
 		 * admit, so that every verb gives the same outcome. */
 		judge_node_ex(inv, in->demand,
@@ -147,6 +153,16 @@ void decide(const struct decide_input *in, const struct inventory_node *inv, uin
 	}
 }
 
+void decide(const struct decide_input *in, const struct inventory_node *inv, uint64_t snapshot_id,
+	    struct decision *out)
+{
+	uint64_t skipped = 0;
+
+	decide_at(in, inv, snapshot_id, out, &skipped);
+	if (skipped)
+		verdict_cache_count_misses(skipped);
+}
+
 void decision_cleanup(struct decision *d)
 {
 	if (d->has_verdict)
@@ -165,13 +181,23 @@ static void many_chunk(void *arg, size_t begin, size_t end)
 {
 	const struct many *m = arg;
 	const char *last = NULL; /* this chunk's previous reason */
+	uint64_t skipped = 0;
 	struct decision d;
 	size_t i;
 
 	for (i = begin; i < end; i++) {
 		struct decision_brief *b = &m->out[i];
 
-		decide(m->in, m->inv[i], m->ids[i], &d);
+		/* The node after next: its cache lines and its inventory's
+		 * first ones (cold, they are scattered over many megabytes)
+		 * arrive while these two are judged or read back. */
+		if (i + 2 < end && m->inv[i + 2] != NULL) {
+			if (m->ids[i + 2] != 0 && m->in->demand_id != 0)
+				verdict_cache_prefetch(m->ids[i + 2], m->in->settings->id,
+						       m->in->demand_id);
+			__builtin_prefetch(m->inv[i + 2]);
+		}
+		decide_at(m->in, m->inv[i], m->ids[i], &d, &skipped);
 		b->outcome = d.outcome;
 		b->passes = d.passes;
 		b->cached = d.cached;
@@ -192,6 +218,8 @@ static void many_chunk(void *arg, size_t begin, size_t end)
 		b->score = d.score;
 		decision_cleanup(&d); /* frees a verdict, were one asked for */
 	}
+	if (skipped)
+		verdict_cache_count_misses(skipped);
 }
 
 void decide_many(const struct decide_input *in, struct decide_pool *pool, size_t n,
@@ -199,7 +227,12 @@ void decide_many(const struct decide_input *in, struct decide_pool *pool, size_t
 		 struct decision_brief *out)
 {
 	struct many m = { in, inv, snapshot_ids, out };
+	size_t i;
 
+	/* The first two nodes' lines (many_chunk asks two ahead). */
+	for (i = 0; i < 2 && i < n; i++)
+		if (inv[i] != NULL && snapshot_ids[i] != 0 && in->demand_id != 0)
+			verdict_cache_prefetch(snapshot_ids[i], in->settings->id, in->demand_id);
 	/* Chunks small enough to balance a mix of cheap cache hits and
 	 * judgements, large enough that claiming one costs nothing. */
 	if (n < DECIDE_SHARE_MIN)

@@ -57,6 +57,11 @@ struct decide_input {
 	/* The demand's verdict-cache id (verdict_cache_demand), or 0: no cache. */
 	uint64_t demand_id;
 	unsigned flags;
+	/* verdict_cache_intern gave demand_id to this request: nothing can be
+	 * remembered under it but what this request puts, so decide does not
+	 * look (each lookup skipped counts as a miss). Last, so that
+	 * initialisers of the fields above leave it false. */
+	bool demand_fresh;
 };
 
 struct decision {

@@ -256,11 +256,19 @@ static unsigned demand_slot(struct demand_stripe *ds, size_t len)
 
 uint64_t verdict_cache_demand(const char *key)
 {
+	bool fresh;
+
+	return verdict_cache_intern(key, &fresh);
+}
+
+uint64_t verdict_cache_intern(const char *key, bool *fresh)
+{
 	size_t len = strlen(key);
 	uint64_t h, id = 0;
 	struct demand_stripe *ds;
 	unsigned s;
 
+	*fresh = true;
 	if (len > VERDICT_CACHE_DEMAND_KEY_MAX)
 		return atomic_fetch_add(&last_demand_id, 1) + 1;
 	h = XXH3_64bits(key, len);
@@ -271,6 +279,7 @@ uint64_t verdict_cache_demand(const char *key)
 		    memcmp(ds->key[s], key, len) == 0) {
 			id = ds->id[s];
 			ds->ref |= (uint64_t)1 << s;
+			*fresh = false;
 			break;
 		}
 	if (id == 0) {
@@ -286,6 +295,27 @@ uint64_t verdict_cache_demand(const char *key)
 	}
 	unlock(&ds->lock);
 	return id;
+}
+
+void verdict_cache_count_misses(uint64_t n)
+{
+	/* Any stripe: the totals are sums over all of them. */
+	lock(&stripes[0].lock);
+	stripes[0].misses += n;
+	unlock(&stripes[0].lock);
+}
+
+void verdict_cache_prefetch(uint64_t node_id, uint64_t settings_id, uint64_t demand_id)
+{
+	uint64_t h = key_hash(node_id, settings_id, demand_id);
+	struct stripe *st;
+	struct set *set = set_of(h, &st);
+
+	/* The tags (two lines), CLOCK's bits after the ways, the lock. */
+	__builtin_prefetch(&set->tag[0], 1);
+	__builtin_prefetch(&set->tag[WAYS - 1], 1);
+	__builtin_prefetch(&set->ref, 1);
+	__builtin_prefetch(&st->lock, 1);
 }
 
 void verdict_cache_stats(struct verdict_cache_stats *out)

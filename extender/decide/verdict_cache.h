@@ -58,6 +58,18 @@ struct verdict_cache_stats {
 /* The id of a demand key: never 0; the same while the key stays interned;
  * never given to another key. */
 uint64_t verdict_cache_demand(const char *key);
+/* verdict_cache_demand, and *fresh: whether this call gave the id (the key
+ * was not interned). No verdict can be held under a fresh id until someone
+ * puts one, so the caller that got it may skip its lookups (a cold filter's
+ * thousands of misses, each a few cache misses in a table of megabytes) and
+ * count them with verdict_cache_count_misses. */
+uint64_t verdict_cache_intern(const char *key, bool *fresh);
+/* Adds n to the misses, for lookups skipped as above. */
+void verdict_cache_count_misses(uint64_t n);
+/* Asks the CPU to bring the lines a get or put of this key will touch into
+ * the cache (no effect on the contents): issued a node ahead, they arrive
+ * while the node before is judged. */
+void verdict_cache_prefetch(uint64_t node_id, uint64_t settings_id, uint64_t demand_id);
 /* Copies the remembered entry into *out; false (a miss) when there is none.
  * Demand id 0 never hits and is not counted. */
 bool verdict_cache_get(uint64_t node_id, uint64_t settings_id, uint64_t demand_id,

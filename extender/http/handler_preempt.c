@@ -373,6 +373,7 @@ void handle_preempt(const struct handler_ctx *h, const char *body, size_t len, s
 	in.demand = demand;
 	in.settings = settings;
 	in.demand_id = 0;
+	in.demand_fresh = false;
 	in.flags = 0;
 	kept = xcalloc(req.nnodes + 1, sizeof *kept);
 	textbuf_init(&rec, (size_t)64 << 20);

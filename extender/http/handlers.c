@@ -174,11 +174,11 @@ static void nodes_of(struct decide_pool *pool, struct store_set *set, const stru
 		lookup_chunk(&l, 0, args->nnames);
 }
 
-/* The verdict cache's id of the pod's demand. */
-static uint64_t demand_id_of(const struct pod_demand *demand)
+/* The verdict cache's id of the pod's demand; *fresh: first seen now. */
+static uint64_t demand_id_of(const struct pod_demand *demand, bool *fresh)
 {
 	char *key = pod_demand_key(demand);
-	uint64_t id = verdict_cache_demand(key);
+	uint64_t id = verdict_cache_intern(key, fresh);
 
 	free(key);
 	return id;
@@ -271,7 +271,7 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 	}
 	in.demand = demand;
 	in.settings = settings;
-	in.demand_id = demand_id_of(demand);
+	in.demand_id = demand_id_of(demand, &in.demand_fresh);
 	/* Debug logging wants the judge's long message: always judged. */
 	in.flags = (stale ? DECIDE_STALE : 0) | (debug ? DECIDE_DETAIL : 0);
 	nodes_of(h->pool, set, &args, &sns, &invs, &ids);
@@ -352,7 +352,7 @@ void handle_prioritize(const struct handler_ctx *h, const char *body, size_t len
 	scores = xcalloc(args.nnames + 1, sizeof *scores);
 	in.demand = demand;
 	in.settings = settings;
-	in.demand_id = demand_id_of(demand);
+	in.demand_id = demand_id_of(demand, &in.demand_fresh);
 	in.flags = 0;
 	if (h->decisions) {
 		char *pod_json = pod_spec_to_json(&args.pod);

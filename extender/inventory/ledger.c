@@ -377,7 +377,7 @@ static bool compute_usage(struct ledger *l, struct lpod *p, char *why, size_t wh
 		 * reason); scoring plays no part here. */
 		static const struct settings judging = { 1, { SCORE_LEAST_ALLOCATED, NULL, 0 },
 							 CONFIG_MISSING_ALLOW, CONFIG_LOG_INFO, 0 };
-		struct decide_input in = { d, &judging, 0, DECIDE_VERDICT };
+		struct decide_input in = { d, &judging, 0, DECIDE_VERDICT, false };
 		struct decision dec;
 		int r, z;
 

@@ -375,6 +375,7 @@ static void repeated_demand_is_not_judged_again(void **state)
 	in.demand = demand;
 	in.settings = settings;
 	in.demand_id = verdict_cache_demand("test_decide: repeated demand");
+	in.demand_fresh = false;
 	in.flags = 0;
 	for (i = 0; i < nobjs; i++) {
 		struct decision first, again, stale;

@@ -405,6 +405,11 @@ static void judge_emptied_shortcut_never_overclaims(void **state)
 		if (inventory_node_new(&obj, &node, &msg) != ERR_OK)
 			fail_msg("%s", msg.text);
 		shortcut = judge_emptied_fits_one_numa(node->emptied, demand);
+		/* The judge asks the node itself (its arrays are in the cache):
+		 * the same answer as its emptied copy. */
+		if (judge_emptied_fits_one_numa(node, demand) != shortcut)
+			fail_msg("round %ld: the shortcut answers %d on the node, %d on its emptied "
+				 "copy", round, !shortcut, shortcut);
 		judge_node(node->emptied, demand, &e);
 		if (shortcut && !e.admit)
 			fail_msg("round %ld: the shortcut admits, the judgement does not: %s", round,
