@@ -63,6 +63,12 @@
  * judging done by a helper thread would not be counted):
  *   valgrind --tool=callgrind --toggle-collect=handle_filter \
  *            ./build/bench/bench_floor --profile-cold 3
+ * --profile-pairs N: N cold filter+prioritize pairs at 500 names (part 2's,
+ * without the floor and the pinning), for a profile of everything the
+ * server's thread does for a pair, HTTP included. --threads T runs either
+ * profile with T server threads. The cold path is bound by memory more than
+ * by instructions; a sampling profile shows where the time goes:
+ *   perf record -e cpu-clock -g ./build/bench/bench_floor --profile-cold 300
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -1232,10 +1238,14 @@ static int run(void)
 	return 0;
 }
 
+/* Server threads of --profile-cold and --profile-pairs (--threads). */
+static int profile_threads = 1;
+
 /* Exactly count cold filters at every node to the real server over HTTP
  * (no floor, no tables), each checked for 0 verdict-cache hits. */
 static int profile_cold(long count)
 {
+	double server_s = 0, served = 0;
 	struct verdict_cache_stats before;
 	struct errmsg msg;
 	struct lookups l;
@@ -1246,7 +1256,7 @@ static int profile_cold(long count)
 	long i;
 
 	env_start(&e, false);
-	e.config.threads = 1;
+	e.config.threads = profile_threads;
 	if (server_start(&e.config, &e.ctx, &e.server, &msg) != ERR_OK)
 		bench_die("server_start: %s", msg.text);
 	bench_client_init(&e.ours, server_port(e.server));
@@ -1262,9 +1272,11 @@ static int profile_cold(long count)
 			bench_die("cold request %ld: %llu verdict-cache hits, %llu misses for %zu names", i,
 				  (unsigned long long)l.hits, (unsigned long long)l.misses, e.cand[1].n);
 	}
-	printf("profile-cold: %ld cold filters at %zu names over HTTP (server threads 1), 0 "
-	       "verdict-cache hits, mean %.1f ms\n",
-	       count, e.cand[1].n, (double)total / (double)count / 1e6);
+	bench_server_time(&e.ours, "filter", &server_s, &served);
+	printf("profile-cold: %ld cold filters at %zu names over HTTP (server threads %d), 0 "
+	       "verdict-cache hits, mean %.2f ms (in the server %.2f ms)\n",
+	       count, e.cand[1].n, profile_threads, (double)total / (double)count / 1e6,
+	       served > 0 ? server_s / served * 1e3 : 0.0);
 	free(pod.p);
 	free(body.p);
 	bench_client_cleanup(&e.ours);
@@ -1274,15 +1286,54 @@ static int profile_cold(long count)
 	return 0;
 }
 
+/* Exactly count cold filter+prioritize pairs at the small candidate list to
+ * the real server over HTTP (threads 1, no floor): what one core spends on
+ * the pairs of part 2, for callgrind over the whole process. */
+static int profile_pairs(long count)
+{
+	struct variant v;
+	struct pair_side s;
+	uint64_t total = 0;
+	struct env e;
+	long i;
+
+	env_start(&e, false);
+	e.config.threads = profile_threads;
+	if (server_start(&e.config, &e.ctx, &e.server, &(struct errmsg){ 0 }) != ERR_OK)
+		bench_die("server_start failed");
+	bench_client_init(&e.ours, server_port(e.server));
+	memset(&v, 0, sizeof v);
+	side_init(&s, &e.ours);
+	for (i = 0; i < count; i++) {
+		v.serial = next_serial++;
+		variant_pod(v.serial, v.uid, sizeof v.uid, &v.pod);
+		bench_args_body(v.pod.p, v.pod.len, e.cand[0].ids, e.cand[0].n, &v.body);
+		total += pair_once(&s, &v);
+	}
+	printf("profile-pairs: %ld cold filter+prioritize pairs at %zu names over HTTP (server "
+	       "threads %d), mean %.1f us, %zu survivors in the last\n",
+	       count, e.cand[0].n, profile_threads, (double)total / (double)count / 1e3,
+	       s.survivors);
+	side_cleanup(&s);
+	free(v.pod.p);
+	free(v.body.p);
+	bench_client_cleanup(&e.ours);
+	server_drain_and_stop(e.server, 1000);
+	e.server = NULL;
+	env_stop(&e);
+	return 0;
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench_floor [--quick] | --profile-cold N\n");
+	fprintf(stderr, "usage: bench_floor [--quick] | [--threads T] --profile-cold N | "
+			"[--threads T] --profile-pairs N\n");
 }
 
 int main(int argc, char **argv)
 {
 	uint64_t t0;
-	long profile = 0;
+	long profile = 0, pairs = 0;
 	int i, rc;
 
 	bench_init("bench_floor");
@@ -1301,6 +1352,18 @@ int main(int argc, char **argv)
 				usage();
 				return 1;
 			}
+		} else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+			profile_threads = atoi(argv[++i]);
+			if (profile_threads < 1 || profile_threads > 64) {
+				usage();
+				return 1;
+			}
+		} else if (strcmp(argv[i], "--profile-pairs") == 0 && i + 1 < argc) {
+			pairs = atol(argv[++i]);
+			if (pairs < 1) {
+				usage();
+				return 1;
+			}
 		} else {
 			usage();
 			return 1;
@@ -1310,7 +1373,7 @@ int main(int argc, char **argv)
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		bench_die("curl_global_init failed");
 	bench_print_header(argc > 0 ? argv[0] : NULL);
-	rc = profile ? profile_cold(profile) : run();
+	rc = profile ? profile_cold(profile) : pairs ? profile_pairs(pairs) : run();
 	curl_global_cleanup();
 	printf("\ntotal %.1f s\n", (double)(bench_now_ns() - t0) / 1e9);
 	return rc;
