@@ -390,6 +390,39 @@ static void config_copy(struct inventory_node *node, const struct nrt_object *ob
 	node->npolicies = obj->npolicies;
 }
 
+void inventory_node_prefetch(const struct inventory_node *node, int stage)
+{
+	const struct inventory_resource *r;
+	int i;
+
+	if (node == NULL)
+		return;
+	switch (stage) {
+	case 0:
+		/* The configuration, then the counts and pointers. */
+		__builtin_prefetch(&node->policy);
+		__builtin_prefetch(&node->numa_count);
+		__builtin_prefetch(&node->resources);
+		__builtin_prefetch(&node->memory_short);
+		break;
+	case 1:
+		r = node->resources;
+		for (i = 0; i < node->nresources && i < 8; i++)
+			__builtin_prefetch(&r[i]);
+		break;
+	default:
+		for (i = 0; i < node->nresources && i < 8; i++) {
+			r = &node->resources[i];
+			__builtin_prefetch(r->name);
+			__builtin_prefetch(r->available);
+			__builtin_prefetch(r->allocatable);
+			__builtin_prefetch(r->capacity);
+			__builtin_prefetch(r->top_capacity);
+		}
+		break;
+	}
+}
+
 int inventory_find(const struct inventory_node *node, const char *name)
 {
 	int i;

@@ -142,6 +142,14 @@ struct inventory_node *inventory_node_emptied(const struct inventory_node *node)
 
 void inventory_node_free(struct inventory_node *node);
 
+/* Asks the CPU for the memory a judgement of node reads, without waiting
+ * for it: a filter judges thousands of snapshots scattered over many
+ * megabytes, and each level points to the next, so a caller walking a list
+ * issues stage 0 three nodes ahead (the node), stage 1 two ahead (its
+ * resource table) and stage 2 one ahead (each resource's name and arrays);
+ * every stage reads only what the one before brought in. NULL is ignored. */
+void inventory_node_prefetch(const struct inventory_node *node, int stage);
+
 /* An amount a pod takes from one NUMA node (numa_id), or from every NUMA node
  * whose zone lists the resource (numa_id -1). */
 struct inventory_usage {

@@ -177,26 +177,49 @@ struct many {
 	struct decision_brief *out;
 };
 
+/* Cold, the nodes' inventories and cache sets are scattered over many
+ * megabytes: asked for ahead, level by level (inventory_node_prefetch), they
+ * arrive while the node before is judged or read back. Inventories only
+ * when the nodes will be judged: a known demand mostly reads the cache. */
+static void ahead(const struct many *m, size_t i, size_t end, bool judging)
+{
+	if (judging && i + 3 < end)
+		inventory_node_prefetch(m->inv[i + 3], 0);
+	if (i + 2 < end) {
+		if (judging)
+			inventory_node_prefetch(m->inv[i + 2], 1);
+		if (m->inv[i + 2] != NULL && m->ids[i + 2] != 0 && m->in->demand_id != 0)
+			verdict_cache_prefetch(m->ids[i + 2], m->in->settings->id, m->in->demand_id);
+	}
+	if (judging && i + 1 < end)
+		inventory_node_prefetch(m->inv[i + 1], 2);
+}
+
 static void many_chunk(void *arg, size_t begin, size_t end)
 {
 	const struct many *m = arg;
 	const char *last = NULL; /* this chunk's previous reason */
+	bool judging = m->in->demand_id == 0 || m->in->demand_fresh;
 	uint64_t skipped = 0;
 	struct decision d;
 	size_t i;
 
+	/* The chunk's first nodes, as if the loop had run before them. */
+	if (judging && begin < end) {
+		inventory_node_prefetch(m->inv[begin], 0);
+		if (begin + 1 < end)
+			inventory_node_prefetch(m->inv[begin + 1], 0);
+		inventory_node_prefetch(m->inv[begin], 1);
+		if (begin + 2 < end)
+			inventory_node_prefetch(m->inv[begin + 2], 0);
+		if (begin + 1 < end)
+			inventory_node_prefetch(m->inv[begin + 1], 1);
+		inventory_node_prefetch(m->inv[begin], 2);
+	}
 	for (i = begin; i < end; i++) {
 		struct decision_brief *b = &m->out[i];
 
-		/* The node after next: its cache lines and its inventory's
-		 * first ones (cold, they are scattered over many megabytes)
-		 * arrive while these two are judged or read back. */
-		if (i + 2 < end && m->inv[i + 2] != NULL) {
-			if (m->ids[i + 2] != 0 && m->in->demand_id != 0)
-				verdict_cache_prefetch(m->ids[i + 2], m->in->settings->id,
-						       m->in->demand_id);
-			__builtin_prefetch(m->inv[i + 2]);
-		}
+		ahead(m, i, end, judging);
 		decide_at(m->in, m->inv[i], m->ids[i], &d, &skipped);
 		b->outcome = d.outcome;
 		b->passes = d.passes;
@@ -229,7 +252,7 @@ void decide_many(const struct decide_input *in, struct decide_pool *pool, size_t
 	struct many m = { in, inv, snapshot_ids, out };
 	size_t i;
 
-	/* The first two nodes' lines (many_chunk asks two ahead). */
+	/* The first two nodes' cache sets (many_chunk asks two ahead). */
 	for (i = 0; i < 2 && i < n; i++)
 		if (inv[i] != NULL && snapshot_ids[i] != 0 && in->demand_id != 0)
 			verdict_cache_prefetch(snapshot_ids[i], in->settings->id, in->demand_id);
