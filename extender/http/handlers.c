@@ -146,10 +146,11 @@ static void lookup_chunk(void *arg, size_t begin, size_t end)
 	const struct lookup *l = arg;
 	size_t i;
 
+	store_get_many(l->set, (const char *const *)l->args->names + begin, end - begin,
+		       l->sns + begin);
 	for (i = begin; i < end; i++) {
-		const struct store_node *sn = store_get(l->set, l->args->names[i]);
+		const struct store_node *sn = l->sns[i];
 
-		l->sns[i] = sn;
 		l->invs[i] = sn ? sn->inventory : NULL;
 		l->ids[i] = sn ? sn->id : 0;
 	}

@@ -17,12 +17,20 @@
 
 static _Atomic uint64_t next_node_id = 1;
 
-/* Open addressing: slot -> position + 1 in the set's sorted array (0: empty). */
+/* Open addressing: slot -> position + 1 in the set's sorted array (low 32
+ * bits; 0: empty) and the high 32 bits of the name's hash, so that a probe
+ * of another name is passed over without following it to its name (four
+ * dependent cache misses away in a large set). */
 struct name_index {
 	_Atomic int refs;
-	uint32_t *slots;
+	uint64_t *slots;
 	size_t mask;
 };
+
+static inline uint64_t slot_tag(size_t h)
+{
+	return (uint64_t)h >> 32 << 32;
+}
 
 struct store_set {
 	_Atomic int refs;
@@ -121,11 +129,11 @@ static struct name_index *index_build(const struct store_set *set)
 	x->slots = xcalloc(slots, sizeof *x->slots);
 	x->mask = slots - 1;
 	for (i = 0; i < set->n; i++) {
-		size_t at = strhash(set->nodes[i]->inventory->name) & x->mask;
+		size_t h = strhash(set->nodes[i]->inventory->name), at = h & x->mask;
 
 		while (x->slots[at] != 0)
 			at = (at + 1) & x->mask;
-		x->slots[at] = (uint32_t)(i + 1);
+		x->slots[at] = slot_tag(h) | (uint32_t)(i + 1);
 	}
 	return x;
 }
@@ -192,22 +200,43 @@ struct store_set *store_acquire(struct store *s)
 	return set;
 }
 
+/* The first slot from at holding a name of hash h (tag and position), or
+ * an empty one (0): probes of other names are passed over by their tags. */
+static inline uint64_t probe(const struct name_index *x, size_t at, size_t h)
+{
+	uint64_t tag = slot_tag(h), v;
+
+	while ((v = x->slots[at]) != 0 && (v >> 32 << 32) != tag)
+		at = (at + 1) & x->mask;
+	return v;
+}
+
+/* The slow path of an indexed lookup: every slot of the name's tag. */
+static const struct store_node *index_get(const struct store_set *set, const char *name,
+					  size_t h)
+{
+	const struct name_index *x = set->index;
+	size_t at = h & x->mask;
+	uint64_t v;
+
+	for (; (v = x->slots[at]) != 0; at = (at + 1) & x->mask) {
+		const struct store_node *n;
+
+		if ((v >> 32 << 32) != slot_tag(h))
+			continue;
+		n = set->nodes[(uint32_t)v - 1];
+		if (strcmp(n->inventory->name, name) == 0)
+			return n;
+	}
+	return NULL;
+}
+
 const struct store_node *store_get(const struct store_set *set, const char *name)
 {
 	size_t lo = 0, hi = set->n;
 
-	if (set->index) {
-		const struct name_index *x = set->index;
-		size_t at = strhash(name) & x->mask;
-
-		for (; x->slots[at] != 0; at = (at + 1) & x->mask) {
-			const struct store_node *n = set->nodes[x->slots[at] - 1];
-
-			if (strcmp(n->inventory->name, name) == 0)
-				return n;
-		}
-		return NULL;
-	}
+	if (set->index)
+		return index_get(set, name, strhash(name));
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -221,6 +250,60 @@ const struct store_node *store_get(const struct store_set *set, const char *name
 			lo = mid + 1;
 	}
 	return NULL;
+}
+
+/* Stages of store_get_many, each PIPE_GAP names behind the one before. */
+#define PIPE_GAP 2
+#define PIPE_STAGES 6
+#define PIPE_RING 16
+_Static_assert(PIPE_RING > PIPE_GAP * (PIPE_STAGES - 1), "the ring holds every name in flight");
+
+void store_get_many(const struct store_set *set, const char *const *names, size_t n,
+		    const struct store_node **out)
+{
+	const struct name_index *x = set->index;
+	size_t hash[PIPE_RING];
+	uint64_t slot[PIPE_RING];
+	size_t k, i;
+
+	if (x == NULL) {
+		for (i = 0; i < n; i++)
+			out[i] = store_get(set, names[i]);
+		return;
+	}
+	/* A lookup is a chain of dependent loads: slot, position, snapshot,
+	 * inventory, name. Name k starts while the names before it are a
+	 * stage or more along, each stage asking for the memory the next
+	 * one reads. */
+	for (k = 0; k < n + PIPE_GAP * (PIPE_STAGES - 1); k++) {
+		if (k < n) {
+			i = k;
+			hash[i % PIPE_RING] = strhash(names[i]);
+			__builtin_prefetch(&x->slots[hash[i % PIPE_RING] & x->mask]);
+		}
+		if (k >= PIPE_GAP && (i = k - PIPE_GAP) < n) {
+			slot[i % PIPE_RING] = probe(x, hash[i % PIPE_RING] & x->mask, hash[i % PIPE_RING]);
+			if (slot[i % PIPE_RING])
+				__builtin_prefetch(&set->nodes[(uint32_t)slot[i % PIPE_RING] - 1]);
+		}
+		if (k >= 2 * PIPE_GAP && (i = k - 2 * PIPE_GAP) < n && slot[i % PIPE_RING])
+			__builtin_prefetch(set->nodes[(uint32_t)slot[i % PIPE_RING] - 1]);
+		if (k >= 3 * PIPE_GAP && (i = k - 3 * PIPE_GAP) < n && slot[i % PIPE_RING])
+			__builtin_prefetch(set->nodes[(uint32_t)slot[i % PIPE_RING] - 1]->inventory);
+		if (k >= 4 * PIPE_GAP && (i = k - 4 * PIPE_GAP) < n && slot[i % PIPE_RING])
+			__builtin_prefetch(set->nodes[(uint32_t)slot[i % PIPE_RING] - 1]->inventory->name);
+		if (k >= 5 * PIPE_GAP && (i = k - 5 * PIPE_GAP) < n) {
+			const struct store_node *sn = NULL;
+
+			if (slot[i % PIPE_RING]) {
+				sn = set->nodes[(uint32_t)slot[i % PIPE_RING] - 1];
+				/* Another name of the same tag: the slow path. */
+				if (strcmp(sn->inventory->name, names[i]) != 0)
+					sn = index_get(set, names[i], hash[i % PIPE_RING]);
+			}
+			out[i] = sn;
+		}
+	}
 }
 
 size_t store_size(const struct store_set *set)

@@ -47,6 +47,10 @@ void store_node_unref(const struct store_node *n);
 
 /* Lookup by node name in a set: borrowed, valid while the set is held. */
 const struct store_node *store_get(const struct store_set *set, const char *name);
+/* store_get of each of n names into out[0..n): the same answers, with the
+ * lookups' cache misses overlapped (a filter asks thousands of names). */
+void store_get_many(const struct store_set *set, const char *const *names, size_t n,
+		    const struct store_node **out);
 size_t store_size(const struct store_set *set);
 /* The i-th node in name order (0 <= i < store_size). */
 const struct store_node *store_at(const struct store_set *set, size_t i);
