@@ -31,24 +31,52 @@ _Static_assert(DSTRIPES * DSLOTS == VERDICT_CACHE_DEMANDS, "demand table size");
 _Static_assert(DSLOTS == 64, "one 64-bit mask of reference bits a stripe");
 _Static_assert(VERDICT_CACHE_DEMAND_KEY_MAX <= DBUDGET, "a key fits a stripe");
 _Static_assert(VERDICT_REASON_MAX <= 65535, "reason length fits 16 bits");
+_Static_assert(WAYS <= 16, "one 16-bit mask of owned reasons a set");
+_Static_assert(sizeof(uint32_t) * WAYS <= 64, "the tags fit one line");
 
-/* One remembered verdict: 64 bytes. */
+/* One remembered verdict: 64 bytes, one line. */
 struct way {
 	uint64_t node, settings, demand;
 	int64_t score;
 	uint64_t numa_ids;
 	const char *kubelet_reason;
-	char *reason;              /* owned; NULL: "" */
+	/* An interned text (reason_intern), or owned when the set's owned bit
+	 * says so; NULL: "". */
+	const char *reason;
 	uint16_t reason_len;
 	unsigned char outcome;
 };
 
+/* Two lines of header, then the ways each on its own line: a get or put
+ * reads the tags' line and the bits', and touches one way. */
 struct set {
-	uint64_t tag[WAYS];        /* the key's hash, never 0; 0: the way is empty */
-	struct way way[WAYS];
-	uint16_t ref;              /* CLOCK reference bits */
+	_Alignas(64) uint32_t tag[WAYS]; /* tag_of the key, never 0; 0: the way is empty */
+	_Alignas(64) uint16_t ref;       /* CLOCK reference bits */
+	uint16_t owned;                  /* ways whose reason is their own copy */
 	unsigned char hand;
+	_Alignas(64) struct way way[WAYS];
 };
+
+_Static_assert(sizeof(struct way) == 64, "a way is one line");
+
+/* Reasons, interned: a filter's rejections share a handful of texts, so a
+ * put neither allocates a copy nor frees the one it evicts (a cold chunk
+ * each), and a get copies from text every hit shares. Texts stay until
+ * verdict_cache_clear; the table is bounded (RSLOTS texts, RBUDGET bytes)
+ * and past it, or after RPROBES probes, a way keeps its own copy. */
+#define RSLOTS 4096
+#define RPROBES 32
+#define RBUDGET ((size_t)1 << 20)
+
+struct reason_text {
+	uint64_t hash;
+	size_t len;
+	char text[];
+};
+
+static struct reason_text *_Atomic rtab[RSLOTS];
+static _Atomic size_t rbytes;
+static _Atomic uint64_t rcount;
 
 /* A lock and the counters of the sets it guards, alone on its cache lines. */
 struct stripe {
@@ -113,6 +141,12 @@ static inline uint64_t key_hash(uint64_t node, uint64_t settings, uint64_t deman
 	return h | 1; /* never 0, the empty tag */
 }
 
+/* The way's tag: the hash's low half (the set comes from the high bits). */
+static inline uint32_t tag_of(uint64_t h)
+{
+	return (uint32_t)h | 1u;
+}
+
 /* The high bits choose the set, the low ones the stripe of sets. */
 static inline struct set *set_of(uint64_t h, struct stripe **st)
 {
@@ -128,7 +162,7 @@ static inline int find_way(const struct set *set, uint64_t h, uint64_t node, uin
 	int w;
 
 	for (w = 0; w < WAYS; w++)
-		if (set->tag[w] == h && set->way[w].node == node && set->way[w].settings == settings &&
+		if (set->tag[w] == tag_of(h) && set->way[w].node == node && set->way[w].settings == settings &&
 		    set->way[w].demand == demand)
 			return w;
 	return -1;
@@ -191,36 +225,84 @@ static int way_for_put(struct set *set, struct stripe *st, uint64_t h, uint64_t 
 	return w;
 }
 
+/* The interned text[0..len), or NULL when the table has no room for it.
+ * Published texts never change or move: readers need no lock. */
+static const struct reason_text *reason_intern(const char *text, size_t len)
+{
+	uint64_t h = XXH3_64bits(text, len);
+	size_t i;
+
+	for (i = 0; i < RPROBES; i++) {
+		struct reason_text *_Atomic *slot = &rtab[(h + i) % RSLOTS];
+		struct reason_text *r = atomic_load_explicit(slot, memory_order_acquire);
+
+		if (r == NULL) {
+			struct reason_text *fresh, *expect = NULL;
+
+			if (atomic_fetch_add(&rbytes, len + 1) + len + 1 > RBUDGET) {
+				atomic_fetch_sub(&rbytes, len + 1);
+				return NULL;
+			}
+			fresh = xmalloc(sizeof *fresh + len + 1);
+			fresh->hash = h;
+			fresh->len = len;
+			memcpy(fresh->text, text, len);
+			fresh->text[len] = '\0';
+			if (atomic_compare_exchange_strong_explicit(slot, &expect, fresh,
+								    memory_order_acq_rel,
+								    memory_order_acquire)) {
+				atomic_fetch_add(&rcount, 1);
+				return fresh;
+			}
+			/* Another put published here first: that one is
+			 * compared below like any other. */
+			free(fresh);
+			atomic_fetch_sub(&rbytes, len + 1);
+			r = expect;
+		}
+		if (r->hash == h && r->len == len && memcmp(r->text, text, len) == 0)
+			return r;
+	}
+	return NULL;
+}
+
 void verdict_cache_put(uint64_t node_id, uint64_t settings_id, uint64_t demand_id,
 		       const struct verdict_entry *e)
 {
 	uint64_t h = key_hash(node_id, settings_id, demand_id);
 	size_t len = strnlen(e->reason, VERDICT_REASON_MAX - 1);
-	char *reason = len ? xmemdup0(e->reason, len) : NULL;
+	const struct reason_text *shared = NULL;
+	char *own = NULL, *old = NULL;
 	struct stripe *st;
 	struct set *set = set_of(h, &st);
 	struct way *way;
-	char *old;
 	int w;
 
-	if (demand_id == 0) {
-		free(reason);
+	if (demand_id == 0)
 		return;
-	}
+	if (len && (shared = reason_intern(e->reason, len)) == NULL)
+		own = xmemdup0(e->reason, len);
 	lock(&st->lock);
 	w = way_for_put(set, st, h, node_id, settings_id, demand_id);
 	way = &set->way[w];
-	old = way->reason;
-	set->tag[w] = h;
+	/* Only an owned reason is read back (to free it): the way's line is
+	 * otherwise written, never waited for. */
+	if (set->owned & (1u << w))
+		old = (char *)(uintptr_t)way->reason;
+	set->tag[w] = tag_of(h);
 	way->node = node_id;
 	way->settings = settings_id;
 	way->demand = demand_id;
 	way->score = e->score;
 	way->numa_ids = e->numa_ids;
 	way->kubelet_reason = e->kubelet_reason;
-	way->reason = reason;
+	way->reason = shared ? shared->text : own;
 	way->reason_len = (uint16_t)len;
 	way->outcome = e->outcome;
+	if (own)
+		set->owned |= (uint16_t)(1u << w);
+	else
+		set->owned &= (uint16_t)~(1u << w);
 	/* Unreferenced until read: a verdict nobody asks for again goes first. */
 	set->ref &= (uint16_t)~(1u << w);
 	unlock(&st->lock);
@@ -311,9 +393,8 @@ void verdict_cache_prefetch(uint64_t node_id, uint64_t settings_id, uint64_t dem
 	struct stripe *st;
 	struct set *set = set_of(h, &st);
 
-	/* The tags (two lines), CLOCK's bits after the ways, the lock. */
+	/* The tags' line, the bits' line, the lock. */
 	__builtin_prefetch(&set->tag[0], 1);
-	__builtin_prefetch(&set->tag[WAYS - 1], 1);
 	__builtin_prefetch(&set->ref, 1);
 	__builtin_prefetch(&st->lock, 1);
 }
@@ -331,6 +412,7 @@ void verdict_cache_stats(struct verdict_cache_stats *out)
 		out->entries += stripes[i].entries;
 		unlock(&stripes[i].lock);
 	}
+	out->reasons = atomic_load(&rcount);
 	for (i = 0; i < DSTRIPES; i++) {
 		lock(&dstripes[i].lock);
 		out->demands += dstripes[i].count;
@@ -348,13 +430,20 @@ void verdict_cache_clear(void)
 		lock(&stripes[i].lock);
 		for (s = i; s < SETS; s += STRIPES) {
 			for (w = 0; w < WAYS; w++)
-				free(sets[s].way[w].reason);
+				if (sets[s].owned & (1u << w))
+					free((char *)(uintptr_t)sets[s].way[w].reason);
 			memset(&sets[s], 0, sizeof sets[s]);
 		}
 		stripes[i].hits = stripes[i].misses = 0;
 		stripes[i].evictions = stripes[i].entries = 0;
 		unlock(&stripes[i].lock);
 	}
+	/* No way points to an interned text any more (tests only: a put
+	 * running alongside could still be handed one). */
+	for (i = 0; i < RSLOTS; i++)
+		free(atomic_exchange(&rtab[i], NULL));
+	atomic_store(&rbytes, 0);
+	atomic_store(&rcount, 0);
 	for (i = 0; i < DSTRIPES; i++) {
 		struct demand_stripe *ds = &dstripes[i];
 

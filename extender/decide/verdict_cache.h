@@ -15,10 +15,12 @@
  *
  * Memory, all of it bounded: fixed tables of about 9.6 MiB (131,072 verdicts
  * of 72 bytes with their tags, 0.5 MiB for the demands; untouched pages cost
- * nothing); one allocation per remembered rejection for its reason, at most
- * VERDICT_REASON_MAX bytes (42 MiB if every verdict held were a rejection
- * with the longest reason; real reasons are about 60 to 150 bytes); and at
- * most 16,384 demand keys of at most 16 MiB of text in all.
+ * nothing); reasons interned once each, up to 4,096 texts and 1 MiB, and
+ * past that one allocation per remembered rejection for its own copy, at
+ * most VERDICT_REASON_MAX bytes (42 MiB if every verdict held were a
+ * rejection with its own longest reason; real reasons are about 60 to 150
+ * bytes and a cluster has few distinct ones); and at most 16,384 demand keys
+ * of at most 16 MiB of text in all.
  *
  * Thread-safe: every operation locks one stripe of sets (1,024 stripes for
  * the verdicts, 256 for the demands); nothing is shared across stripes but
@@ -52,6 +54,7 @@ struct verdict_cache_stats {
 	uint64_t evictions;         /* verdicts pushed out by others (not replaced by a put of the same key) */
 	uint64_t entries;           /* verdicts held now */
 	uint64_t demands;           /* demand keys held now */
+	uint64_t reasons;           /* distinct reason texts interned (bounded; see verdict_cache.c) */
 	uint64_t demand_evictions;  /* demand keys pushed out by others */
 };
 

@@ -280,10 +280,13 @@ char *metrics_render(size_t *len)
 			"numa_extender_verdict_cache_entries %llu\n"
 			"# HELP numa_extender_verdict_cache_demands Distinct pod demands the verdict cache knows.\n"
 			"# TYPE numa_extender_verdict_cache_demands gauge\n"
-			"numa_extender_verdict_cache_demands %llu\n",
+			"numa_extender_verdict_cache_demands %llu\n"
+			"# HELP numa_extender_verdict_cache_reasons Distinct rejection reasons the verdict cache holds once each (at most 4096).\n"
+			"# TYPE numa_extender_verdict_cache_reasons gauge\n"
+			"numa_extender_verdict_cache_reasons %llu\n",
 		    (unsigned long long)vc.hits, (unsigned long long)vc.misses,
 		    (unsigned long long)vc.evictions, (unsigned long long)vc.entries,
-		    (unsigned long long)vc.demands);
+		    (unsigned long long)vc.demands, (unsigned long long)vc.reasons);
 	}
 	put(&b, "# HELP numa_extender_decision_log_dropped_total Decision-log records dropped (queue full).\n"
 		"# TYPE numa_extender_decision_log_dropped_total counter\n"

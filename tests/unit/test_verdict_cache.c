@@ -3,7 +3,8 @@
  * VERDICT_REASON_MAX - 1); one demand's 5000 nodes (and four demands' 20,000)
  * do not evict each other; 10,000 demands one after another keep caching, and
  * past the demand table's size old keys make way with new ids, never reused;
- * memory stays bounded with CLOCK keeping what is read; threads hammering
+ * memory stays bounded with CLOCK keeping what is read; reasons are interned
+ * once each, within bounds; threads hammering
  * get and put never see a torn entry; /metrics reports the counters. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -278,6 +279,66 @@ static void bounded_with_eviction(void **state)
 		assert_true(hits_key(n, 3, d));
 }
 
+/* A filter's rejections share a few reasons: each is interned once, every
+ * entry reads back its own; thousands of distinct reasons past the table's
+ * bound still read back exactly (each entry then keeps its own copy). */
+static void reasons_interned_once(void **state)
+{
+	static const char *const texts[3] = {
+		"NUMA: cannot align cpu, memory on one NUMA node (single-numa-node)",
+		"NUMA: cannot align nvidia.com/gpu on one NUMA node (single-numa-node)",
+		"NUMA: cannot align cpu on a preferred NUMA set (restricted)",
+	};
+	struct verdict_cache_stats st;
+	struct verdict_entry e, got;
+	uint64_t d, n;
+
+	(void)state;
+	verdict_cache_clear();
+	d = verdict_cache_demand("shape-reasons");
+	for (n = 1; n <= 5000; n++) {
+		memset(&e, 0, sizeof e);
+		e.outcome = 1;
+		snprintf(e.reason, sizeof e.reason, "%s", texts[n % 3]);
+		verdict_cache_put(n, 1, d, &e);
+	}
+	verdict_cache_stats(&st);
+	assert_int_equal(st.reasons, 3);
+	for (n = 1; n <= 5000; n++) {
+		assert_true(verdict_cache_get(n, 1, d, &got));
+		assert_string_equal(got.reason, texts[n % 3]);
+	}
+	/* 20,000 texts of about 200 bytes: 4 MB, past the table. */
+	for (n = 1; n <= 20000; n++) {
+		memset(&e, 0, sizeof e);
+		e.outcome = 1;
+		snprintf(e.reason, sizeof e.reason, "%0200llu", (unsigned long long)n);
+		verdict_cache_put(n, 2, d, &e);
+	}
+	verdict_cache_stats(&st);
+	assert_true(st.reasons > 3 && st.reasons <= 4096 + 3);
+	for (n = 1; n <= 20000; n++) {
+		char want[256];
+
+		snprintf(want, sizeof want, "%0200llu", (unsigned long long)n);
+		assert_true(verdict_cache_get(n, 2, d, &got));
+		assert_string_equal(got.reason, want);
+	}
+	/* Overwritten in place: the entry's own copy goes, the shared text
+	 * stays for the others. */
+	memset(&e, 0, sizeof e);
+	e.outcome = 1;
+	snprintf(e.reason, sizeof e.reason, "%s", texts[0]);
+	verdict_cache_put(19999, 2, d, &e);
+	assert_true(verdict_cache_get(19999, 2, d, &got));
+	assert_string_equal(got.reason, texts[0]);
+	assert_true(verdict_cache_get(3, 1, d, &got));
+	assert_string_equal(got.reason, texts[0]);
+	verdict_cache_clear();
+	verdict_cache_stats(&st);
+	assert_int_equal(st.reasons, 0);
+}
+
 /* CLOCK: verdicts read again survive a stream of verdicts nobody reads. */
 static void clock_keeps_what_is_read(void **state)
 {
@@ -412,6 +473,8 @@ static void metrics_report_the_cache(void **state)
 	assert_int_equal(metric(text, "numa_extender_verdict_cache_evictions_total"), 0);
 	assert_int_equal(metric(text, "numa_extender_verdict_cache_entries"), 2);
 	assert_int_equal(metric(text, "numa_extender_verdict_cache_demands"), 1);
+	/* Both entries reject, each with its own reason (entry_for). */
+	assert_int_equal(metric(text, "numa_extender_verdict_cache_reasons"), 2);
 	assert_non_null(strstr(text, "# TYPE numa_extender_verdict_cache_entries gauge\n"));
 	assert_non_null(strstr(text, "# TYPE numa_extender_verdict_cache_misses_total counter\n"));
 	free(text);
@@ -428,6 +491,7 @@ int main(void)
 		cmocka_unit_test(ten_thousand_demands),
 		cmocka_unit_test(demand_table_evicts),
 		cmocka_unit_test(bounded_with_eviction),
+		cmocka_unit_test(reasons_interned_once),
 		cmocka_unit_test(clock_keeps_what_is_read),
 		cmocka_unit_test(threads_see_no_torn_entry),
 		cmocka_unit_test(metrics_report_the_cache),
