@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A small format-neutral document tree, so one decoder serves JSON and YAML
  * alike: doc_parse detects the format, doc_json.c (json-c) and doc_yaml.c
- * (libyaml) fill the tree, and the helpers here read typed values from it and
+ * (libyaml) fill the tree, doc_text.c fills it from JSON text that a caller
+ * has already checked, and the helpers here read typed values from it and
  * build "origin: field.path: problem" messages. It knows nothing about
  * Kubernetes; nrt_decode.c and pod_decode.c do.
  *
@@ -94,6 +95,37 @@ struct json_object;
  * origin or path) for a tree deeper than DOC_MAX_DEPTH. On error *out is NULL. */
 enum err doc_from_json(struct json_object *o, struct doc **out,
 		       struct errmsg *msg);
+
+/* Which members of an object a tree keeps, for decoders that read a few
+ * fields of a large object: a list ending with a NULL key. Kept members come
+ * in the list's order, not the source's. A kept member whose value is an
+ * object keeps only its fields (all of it when fields is NULL); one whose
+ * value is an array keeps, of each object element, only items (all of the
+ * elements when items is NULL). Any other value is kept whole. */
+struct doc_keep {
+	const char *key;
+	const struct doc_keep *fields;
+	const struct doc_keep *items;
+};
+
+/* doc_from_json of only the kept parts of o (when o is an object; keep NULL
+ * keeps everything). Errors as doc_from_json's. */
+enum err doc_from_json_kept(struct json_object *o, const struct doc_keep *keep,
+			    struct doc **out, struct errmsg *msg);
+
+/* The same tree as doc_from_json_kept over json-c's strict parse of
+ * text[0..len) (json_tokener_new_ex(DOC_MAX_DEPTH), JSON_TOKENER_STRICT),
+ * built from the text without json-c. It handles the plain subset and gives
+ * up (false, *out NULL) wherever its tree might differ: a text that is not
+ * an RFC 8259 object or array, a raw control byte in a string, a lone \u
+ * surrogate, a key holding \u0000, a repeated key, an integer whose text
+ * json-c would not print back ("-0", beyond int64/uint64), a container
+ * nested DOC_MAX_DEPTH - 1 deep. Members that keep drops are only checked
+ * for syntax and depth. The bytes of strings are not checked as UTF-8, as
+ * json-c does not; callers run their own check first. The caller then
+ * parses with json-c. */
+bool doc_from_text(const char *text, size_t len, const struct doc_keep *keep,
+		   struct doc **out);
 
 /* Frees a tree; accepts NULL. */
 void doc_free(struct doc *d);

@@ -16,7 +16,9 @@
  * n-th number token; each pairing is still checked against json-c's value.
  *
  * doc_from_json converts a json-c value that someone else parsed (one member
- * of a larger body) without that second scan, and so without its recoveries. */
+ * of a larger body) without that second scan, and so without its recoveries;
+ * doc_from_json_kept converts only the parts a decoder reads (doc_keep).
+ * doc_text.c builds the same trees from the text when it safely can. */
 #include "extender/codec/doc.h"
 
 #include <errno.h>
@@ -312,4 +314,58 @@ enum err doc_from_json(struct json_object *o, struct doc **out,
 		return ERR_INVALID;
 	}
 	return ERR_OK;
+}
+
+static struct json_object *kept(struct json_object *v, const struct doc_keep *fields,
+				const struct doc_keep *items);
+
+/* A new object holding the members of o that fields names, in that order
+ * (values shared, referenced). */
+static struct json_object *kept_members(struct json_object *o, const struct doc_keep *fields)
+{
+	struct json_object *out = json_object_new_object(), *v;
+
+	if (out == NULL)
+		abort(); /* only fails when out of memory */
+	for (; fields->key != NULL; fields++) {
+		if (json_object_object_get_ex(o, fields->key, &v))
+			json_object_object_add(out, fields->key, kept(v, fields->fields, fields->items));
+	}
+	return out;
+}
+
+/* v with struct doc_keep's rules applied, as a new reference. */
+static struct json_object *kept(struct json_object *v, const struct doc_keep *fields,
+				const struct doc_keep *items)
+{
+	struct json_object *out;
+	size_t i, n;
+
+	if (fields != NULL && json_object_is_type(v, json_type_object))
+		return kept_members(v, fields);
+	if (items == NULL || !json_object_is_type(v, json_type_array))
+		return json_object_get(v);
+	n = json_object_array_length(v);
+	/* One more slot than needed: json-c allocates the array with malloc,
+	 * which may answer NULL for 0 bytes. */
+	out = json_object_new_array_ext((int)n + 1);
+	if (out == NULL)
+		abort(); /* only fails when out of memory */
+	for (i = 0; i < n; i++)
+		json_object_array_add(out, kept(json_object_array_get_idx(v, i), items, NULL));
+	return out;
+}
+
+enum err doc_from_json_kept(struct json_object *o, const struct doc_keep *keep,
+			    struct doc **out, struct errmsg *msg)
+{
+	struct json_object *part;
+	enum err rc;
+
+	if (keep == NULL)
+		return doc_from_json(o, out, msg);
+	part = kept(o, keep, NULL);
+	rc = doc_from_json(part, out, msg);
+	json_object_put(part);
+	return rc;
 }

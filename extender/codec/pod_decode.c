@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include "extender/codec/decode.h"
 #include "extender/xalloc.h"
 #include "topology/names.h"
@@ -388,75 +386,45 @@ enum err pod_load_file(const char *path, struct pod_spec *out,
 	return rc;
 }
 
-/* A new object holding only the given members of o (shared, referenced). */
-static struct json_object *keep(struct json_object *o, const char *const *keys,
-				struct json_object *(*shape)(const char *key, struct json_object *v))
-{
-	struct json_object *out = json_object_new_object(), *v;
-
-	for (; *keys; keys++)
-		if (json_object_object_get_ex(o, *keys, &v))
-			json_object_object_add(out, *keys, shape ? shape(*keys, v) : json_object_get(v));
-	return out;
-}
-
-static struct json_object *keep_container(struct json_object *c)
-{
-	static const char *const fields[] = { "name", "resources", "restartPolicy", NULL };
-
-	return json_object_is_type(c, json_type_object) ? keep(c, fields, NULL) : json_object_get(c);
-}
-
-static struct json_object *shape_spec(const char *key, struct json_object *v)
-{
-	struct json_object *out;
-	size_t i;
-
-	(void)key;
-	if (!json_object_is_type(v, json_type_array))
-		return json_object_get(v);
-	out = json_object_new_array_ext((int)json_object_array_length(v));
-	for (i = 0; i < json_object_array_length(v); i++)
-		json_object_array_add(out, keep_container(json_object_array_get_idx(v, i)));
-	return out;
-}
-
-static struct json_object *shape_pod(const char *key, struct json_object *v)
-{
-	static const char *const metadata[] = { "name", "namespace", "uid", NULL };
-	static const char *const spec[] = { "initContainers", "containers", NULL };
-	static const char *const status[] = { "qosClass", NULL };
-
-	if (!json_object_is_type(v, json_type_object))
-		return json_object_get(v);
-	if (strcmp(key, "metadata") == 0)
-		return keep(v, metadata, NULL);
-	if (strcmp(key, "spec") == 0)
-		return keep(v, spec, shape_spec);
-	if (strcmp(key, "status") == 0)
-		return keep(v, status, NULL);
-	return json_object_get(v);
-}
-
 /* Only what pod_decode_doc reads, in the same places: a pod from
  * kube-scheduler carries managedFields, volumes, env and probes that would
  * otherwise be converted on every request for nothing. */
-static struct json_object *pod_essentials(struct json_object *jo)
-{
-	static const char *const top[] = { "kind", "metadata", "spec", "status", NULL };
-
-	return json_object_is_type(jo, json_type_object) ? keep(jo, top, shape_pod) : json_object_get(jo);
-}
+static const struct doc_keep container_fields[] = {
+	{ "name", NULL, NULL },
+	{ "resources", NULL, NULL },
+	{ "restartPolicy", NULL, NULL },
+	{ NULL, NULL, NULL },
+};
+static const struct doc_keep metadata_fields[] = {
+	{ "name", NULL, NULL },
+	{ "namespace", NULL, NULL },
+	{ "uid", NULL, NULL },
+	{ NULL, NULL, NULL },
+};
+static const struct doc_keep spec_fields[] = {
+	{ "initContainers", NULL, container_fields },
+	{ "containers", NULL, container_fields },
+	{ NULL, NULL, NULL },
+};
+static const struct doc_keep status_fields[] = {
+	{ "qosClass", NULL, NULL },
+	{ NULL, NULL, NULL },
+};
+const struct doc_keep pod_fields[] = {
+	{ "kind", NULL, NULL },
+	{ "metadata", metadata_fields, NULL },
+	{ "spec", spec_fields, NULL },
+	{ "status", status_fields, NULL },
+	{ NULL, NULL, NULL },
+};
 
 enum err pod_decode_json(struct json_object *o, const char *origin, struct pod_spec *out,
 			 struct errmsg *msg)
 {
-	struct json_object *essentials = pod_essentials(o);
 	struct doc *d = NULL;
 	enum err rc;
 
-	rc = doc_from_json(essentials, &d, msg);
-	json_object_put(essentials);
+	rc = doc_from_json_kept(o, pod_fields, &d, msg);
 	if (rc != ERR_OK) {
 		memset(out, 0, sizeof *out);
 		errmsg_prefix(msg, "%s: ", origin);

@@ -26,10 +26,13 @@
 enum err pod_decode_doc(const struct doc *d, const char *origin,
 			struct pod_spec *out, struct errmsg *msg);
 
+/* The members of a pod that pod_decode_doc reads, for trees built of those
+ * alone (doc_from_json_kept, doc_from_text): kube-scheduler's and the API
+ * server's pods carry managedFields, volumes, env and probes for nothing. */
+extern const struct doc_keep pod_fields[];
+
 /* A pod that json-c parsed (a member of a request body, a watch event). Only
- * what this decoder reads is converted: kube-scheduler's and the API
- * server's pods carry managedFields, volumes, env and probes for nothing.
- * Errors as pod_decode_doc's. */
+ * pod_fields are converted. Errors as pod_decode_doc's. */
 struct json_object;
 enum err pod_decode_json(struct json_object *o, const char *origin, struct pod_spec *out,
 			 struct errmsg *msg);

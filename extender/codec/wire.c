@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* ExtenderArgs in, ExtenderFilterResult and HostPriorityList out.
  *
- * Decoding parses the body once with json-c and then makes one light pass
- * over the same text, which json-c has already accepted, for what json-c
- * lets through or hides: forms outside RFC 8259 that its strict mode still
+ * Decoding first makes one strict pass over the text for what json-c lets
+ * through or hides: forms outside RFC 8259 that its strict mode still
  * takes, UTF-8 its validator passes (overlong forms, surrogates), keys
  * holding \u0000 (json-c cuts keys at the NUL), the spelling of each
  * top-level key, and where each NodeList item starts and ends, so passing
  * items go back to the scheduler byte for byte instead of being
- * re-serialised. Only the Pod member becomes a doc tree, for pod_decode_doc;
- * names are copied into one buffer; the json-c tree is gone before
- * wire_decode_args returns.
+ * re-serialised. The common request (a Pod and NodeNames of plain strings)
+ * is decoded from that pass: the Pod's tree is built from its text
+ * (doc_from_text), by json-c only where that gives up. Any other body is
+ * parsed whole by json-c. Only the Pod member becomes a doc tree, for
+ * pod_decode_doc; names are copied into one buffer; no json-c tree outlives
+ * wire_decode_args.
  *
  * Replies are written with a small string builder, not json-c objects: they
  * are a fixed shape around the caller's strings and the request's bytes. */
@@ -810,18 +812,52 @@ static void pod_path(struct errmsg *msg)
 	}
 }
 
+/* Quantity syntax and range errors become ERR_INVALID too: the JSON was
+ * fine, the pod is not usable, and the scheduler should hear why. */
+static enum err pod_error(enum err rc, struct errmsg *msg)
+{
+	if (rc == ERR_OK)
+		return rc;
+	pod_path(msg);
+	return ERR_INVALID;
+}
+
 static enum err decode_pod(struct json_object *jo, struct pod_spec *pod,
 			   struct errmsg *msg)
 {
-	enum err rc = pod_decode_json(jo, "Pod", pod, msg);
+	return pod_error(pod_decode_json(jo, "Pod", pod, msg), msg);
+}
 
-	if (rc != ERR_OK) {
-		/* Quantity syntax and range errors too: the JSON was fine, the
-		 * pod is not usable, and the scheduler should hear why. */
-		pod_path(msg);
-		rc = ERR_INVALID;
+/* The Pod [ps, pe) of a scanned body, its tree built from the text
+ * (doc_from_text) or, where that gives up, by json-c: the same tree either
+ * way. 0: the Pod did not parse on its own, take the general path. */
+static int decode_pod_text(const char *body, size_t ps, size_t pe, struct pod_spec *pod,
+			   enum err *rc, struct errmsg *msg)
+{
+	struct json_tokener *tok;
+	struct json_object *jo;
+	struct doc *d;
+
+	if (doc_from_text(body + ps, pe - ps, pod_fields, &d)) {
+		*rc = pod_error(pod_decode_doc(d, "Pod", pod, msg), msg);
+		doc_free(d);
+		return 1;
 	}
-	return rc;
+	tok = json_tokener_new_ex(DOC_MAX_DEPTH);
+	if (tok == NULL)
+		abort(); /* only fails when out of memory */
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	jo = json_tokener_parse_ex(tok, body + ps, (int)(pe - ps));
+	if (jo == NULL || json_tokener_get_error(tok) != json_tokener_success ||
+	    json_tokener_get_parse_end(tok) != pe - ps) {
+		json_object_put(jo);
+		json_tokener_free(tok);
+		return 0;
+	}
+	json_tokener_free(tok);
+	*rc = decode_pod(jo, pod, msg);
+	json_object_put(jo);
+	return 1;
 }
 
 /* The names of a NodeNames array [start, end) of body when every element is
@@ -870,17 +906,14 @@ static bool plain_names(const char *body, size_t start, size_t end, const char *
 
 /* The common request without json-c's tree of every name: a scanned body
  * with Pod an object, Nodes absent or null and NodeNames plain strings. Only
- * the Pod is parsed by json-c. 1: decoded (or 0 > rc: the pod's own error,
- * the same the general path gives); 0: not that request, take the general
- * path. */
+ * the Pod becomes a tree, mostly without json-c. 1: decoded (or 0 > rc: the
+ * pod's own error, the same the general path gives); 0: not that request,
+ * take the general path. */
 static int decode_common(const struct scan *sc, const char *body, struct wire_args *out,
 			 enum err *rc, struct errmsg *msg)
 {
 	const char **text;
 	size_t *lens, n;
-	struct json_object *pod;
-	struct json_tokener *tok;
-	size_t ps, pe;
 
 	if (sc->nul_key || sc->conflict >= 0 || body[0] != '{' || !sc->seen[FIELD_POD] ||
 	    !sc->seen[FIELD_NODE_NAMES] || body[sc->vstart[FIELD_POD]] != '{' ||
@@ -890,22 +923,8 @@ static int decode_common(const struct scan *sc, const char *body, struct wire_ar
 		return 0;
 	if (!plain_names(body, sc->vstart[FIELD_NODE_NAMES], sc->vend[FIELD_NODE_NAMES], &text, &lens, &n))
 		goto general;
-	ps = sc->vstart[FIELD_POD];
-	pe = sc->vend[FIELD_POD];
-	tok = json_tokener_new_ex(DOC_MAX_DEPTH);
-	if (tok == NULL)
-		abort();
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-	pod = json_tokener_parse_ex(tok, body + ps, (int)(pe - ps));
-	if (pod == NULL || json_tokener_get_error(tok) != json_tokener_success ||
-	    json_tokener_get_parse_end(tok) != pe - ps) {
-		json_object_put(pod);
-		json_tokener_free(tok);
+	if (!decode_pod_text(body, sc->vstart[FIELD_POD], sc->vend[FIELD_POD], &out->pod, rc, msg))
 		goto general;
-	}
-	json_tokener_free(tok);
-	*rc = decode_pod(pod, &out->pod, msg);
-	json_object_put(pod);
 	if (*rc == ERR_OK) {
 		out->mode = WIRE_NODE_NAMES;
 		take_name_spans(out, text, lens, n);

@@ -1042,6 +1042,19 @@ static void wire_common_and_general_paths_agree(void **state)
 		"\"NodeNames\":[\"a\"]} x",
 		"{\"Pod\":{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\"}]}},"
 		"\"NodeNames\":[\"a\\",
+		/* Pods whose tree is built from the text, and pods it gives up
+		 * on for json-c (a kept key twice, a lone surrogate, "-0"). */
+		"{\"Pod\":{\"metadata\":{\"name\":\"p\\u003c\\ud83d\\ude00\",\"x\":1,\"x\":-0},\"spec\":"
+		"{\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"cpu\":2,\"memory\":1e3}}}]}},"
+		"\"NodeNames\":[\"a\"]}",
+		"{\"Pod\":{\"metadata\":{\"name\":\"p\"},\"metadata\":{\"name\":\"q\"},\"spec\":"
+		"{\"containers\":[{\"name\":\"c\"}]}},\"NodeNames\":[\"a\"]}",
+		"{\"Pod\":{\"metadata\":{\"name\":\"p\\ud800\"},\"spec\":{\"containers\":[{\"name\":\"c\","
+		"\"resources\":{\"requests\":{\"cpu\":-0}}}]}},\"NodeNames\":[\"a\"]}",
+		"{\"Pod\":{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\"}]},"
+		"\"status\":{\"qosClass\":\"Guaranteed\",\"qosClass\":\"Bogus\"}},\"NodeNames\":[\"a\"]}",
+		"{\"Pod\":{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\","
+		"\"resources\":{\"limits\":{\"cpu\":18446744073709551616}}}]}},\"NodeNames\":[\"a\"]}",
 	};
 	static const char *const fixtures[] = { "filter-request-nodecache.json", "filter-request-fullnodes.json",
 						"prioritize-request.json" };
