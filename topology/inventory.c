@@ -392,35 +392,22 @@ static void config_copy(struct inventory_node *node, const struct nrt_object *ob
 
 void inventory_node_prefetch(const struct inventory_node *node, int stage)
 {
-	const struct inventory_resource *r;
-	int i;
+	const char *p, *end;
 
 	if (node == NULL)
 		return;
-	switch (stage) {
-	case 0:
-		/* The configuration, then the counts and pointers. */
-		__builtin_prefetch(&node->policy);
-		__builtin_prefetch(&node->numa_count);
-		__builtin_prefetch(&node->resources);
-		__builtin_prefetch(&node->memory_short);
-		break;
-	case 1:
-		r = node->resources;
-		for (i = 0; i < node->nresources && i < 8; i++)
-			__builtin_prefetch(&r[i]);
-		break;
-	default:
-		for (i = 0; i < node->nresources && i < 8; i++) {
-			r = &node->resources[i];
-			__builtin_prefetch(r->name);
-			__builtin_prefetch(r->available);
-			__builtin_prefetch(r->allocatable);
-			__builtin_prefetch(r->capacity);
-			__builtin_prefetch(r->top_capacity);
-		}
-		break;
+	if (stage == 0) {
+		__builtin_prefetch(node);
+		return;
 	}
+	/* The block, at most 32 lines: past them (many resources, many NUMA
+	 * nodes) the hardware's own prefetcher follows the sweep. */
+	if (node->packed == NULL)
+		return;
+	p = node->packed;
+	end = p + (node->packed_size < 32 * 64 ? node->packed_size : 32 * 64);
+	for (; p < end; p += 64)
+		__builtin_prefetch(p);
 }
 
 int inventory_find(const struct inventory_node *node, const char *name)
@@ -501,10 +488,80 @@ static void summarize_memory(struct inventory_node *node)
 	}
 }
 
+/* A zeroed snapshot on a cache line of its own (the judge's fields are its
+ * first line). */
+static struct inventory_node *node_alloc(void)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, 64, sizeof(struct inventory_node)) != 0)
+		abort();
+	memset(p, 0, sizeof(struct inventory_node));
+	return p;
+}
+
+static size_t round_line(size_t n)
+{
+	return (n + 63) & ~(size_t)63;
+}
+
+/* The resources, their arrays and their names moved into one block on a
+ * cache line, in the order the judge reads them: the table, every
+ * available, every allocatable, every capacity, every top_capacity, the
+ * names. A filter touches a few dozen lines of each snapshot; in one block
+ * they come in one sweep (inventory_node_prefetch) instead of twenty-five
+ * scattered misses. */
+static void pack(struct inventory_node *node)
+{
+	size_t n = (size_t)node->numa_count, nres = (size_t)node->nresources;
+	size_t table = round_line(nres * sizeof *node->resources), names = 0, size, r;
+	struct inventory_resource *res;
+	int64_t *a;
+	char *block, *text;
+	void *p = NULL;
+
+	if (node->packed != NULL || nres == 0)
+		return;
+	for (r = 0; r < nres; r++)
+		names += strlen(node->resources[r].name) + 1;
+	size = table + nres * (4 * n + 1) * sizeof(int64_t) + names;
+	if (posix_memalign(&p, 64, size) != 0)
+		abort();
+	block = p;
+	res = (struct inventory_resource *)(void *)block;
+	memcpy(res, node->resources, nres * sizeof *res);
+	a = (int64_t *)(void *)(block + table);
+	for (r = 0; r < nres; r++, a += n)
+		res[r].available = memcpy(a, node->resources[r].available, n * sizeof *a);
+	for (r = 0; r < nres; r++, a += n)
+		res[r].allocatable = memcpy(a, node->resources[r].allocatable, n * sizeof *a);
+	for (r = 0; r < nres; r++, a += n)
+		res[r].capacity = memcpy(a, node->resources[r].capacity, n * sizeof *a);
+	for (r = 0; r < nres; r++, a += n + 1)
+		res[r].top_capacity = memcpy(a, node->resources[r].top_capacity,
+					     (n + 1) * sizeof *a);
+	text = (char *)a;
+	for (r = 0; r < nres; r++) {
+		size_t len = strlen(node->resources[r].name) + 1;
+
+		res[r].name = memcpy(text, node->resources[r].name, len);
+		text += len;
+		free(node->resources[r].name);
+		free(node->resources[r].available);
+		free(node->resources[r].allocatable);
+		free(node->resources[r].capacity);
+		free(node->resources[r].top_capacity);
+	}
+	free(node->resources);
+	node->resources = res;
+	node->packed = block;
+	node->packed_size = size;
+}
+
 enum err inventory_node_new(const struct nrt_object *obj, struct inventory_node **out,
 			    struct errmsg *msg)
 {
-	struct inventory_node *node = xcalloc(1, sizeof *node);
+	struct inventory_node *node = node_alloc();
 	int zone_of_dense[INVENTORY_MAX_NUMA];
 	int dense_of_id[INVENTORY_MAX_NUMA];
 	enum err rc = ERR_OK;
@@ -557,6 +614,10 @@ enum err inventory_node_new(const struct nrt_object *obj, struct inventory_node 
 		dense_of_id[id] = i;
 		i++;
 	}
+	node->ids_dense = true;
+	for (i = 0; i < n; i++)
+		if (node->numa_ids[i] != i)
+			node->ids_dense = false;
 	node->zone_names = xcalloc((size_t)n + 1, sizeof *node->zone_names);
 	for (i = 0; i < n; i++)
 		node->zone_names[i] = xstrdup(obj->zones[zone_of_dense[i]].name);
@@ -655,8 +716,10 @@ enum err inventory_node_new(const struct nrt_object *obj, struct inventory_node 
 	if (rc == ERR_OK && node->cpu_static && node->cpu >= 0 &&
 	    node->resources[node->cpu].total_allocatable == 0)
 		node->cpu_static = false;
-	if (rc == ERR_OK)
+	if (rc == ERR_OK) {
+		pack(node);
 		node->emptied = inventory_node_emptied(node);
+	}
 out:
 	if (rc != ERR_OK) {
 		inventory_node_free(node);
@@ -669,13 +732,15 @@ out:
 /* A deep copy of node without its emptied copy. */
 static struct inventory_node *node_copy(const struct inventory_node *node)
 {
-	struct inventory_node *copy = xcalloc(1, sizeof *copy);
+	struct inventory_node *copy = node_alloc();
 	size_t n = (size_t)node->numa_count, i;
 	int r;
 
 	*copy = *node;
 	copy->emptied = NULL;
 	copy->judge_shape = NULL;
+	copy->packed = NULL;
+	copy->packed_size = 0;
 	copy->name = xstrdup(node->name);
 	copy->version = node->version ? xstrdup(node->version) : NULL;
 	copy->zone_names = xcalloc(n + 1, sizeof *copy->zone_names);
@@ -707,6 +772,8 @@ static struct inventory_node *node_copy(const struct inventory_node *node)
 		dst->top_capacity = xcalloc(n + 1, sizeof(int64_t));
 		memcpy(dst->top_capacity, src->top_capacity, (n + 1) * sizeof(int64_t));
 	}
+	if (node->packed != NULL)
+		pack(copy);
 	return copy;
 }
 
@@ -882,14 +949,18 @@ void inventory_node_free(struct inventory_node *node)
 		return;
 	inventory_node_free(node->emptied);
 	free(node->judge_shape);
-	for (i = 0; i < node->nresources; i++) {
-		free(node->resources[i].name);
-		free(node->resources[i].capacity);
-		free(node->resources[i].allocatable);
-		free(node->resources[i].available);
-		free(node->resources[i].top_capacity);
+	if (node->packed != NULL) {
+		free(node->packed);
+	} else {
+		for (i = 0; i < node->nresources; i++) {
+			free(node->resources[i].name);
+			free(node->resources[i].capacity);
+			free(node->resources[i].allocatable);
+			free(node->resources[i].available);
+			free(node->resources[i].top_capacity);
+		}
+		free(node->resources);
 	}
-	free(node->resources);
 	for (i = 0; i < node->numa_count && node->zone_names; i++)
 		free(node->zone_names[i]);
 	free(node->zone_names);

@@ -71,37 +71,58 @@ struct inventory_resource {
  * none do. */
 int inventory_min_affinity(const struct inventory_resource *r, int64_t want, int fallback);
 
+/* The fields every judgement reads come first, in one cache line (the
+ * snapshot is allocated on a line): a filter judges thousands of snapshots
+ * scattered over many megabytes, and each line it touches is a miss. */
 struct inventory_node {
-	char *name;
-	char *version;               /* resourceVersion, or NULL */
-
 	/* Kubelet configuration as published. */
 	enum tm_policy policy;
 	enum tm_scope scope;
-	bool prefer_closest;
-	int max_allowable;           /* max-allowable-numa-nodes, default 8 */
-	bool cpu_static;             /* cpuManagerPolicy static (default) */
-	bool memory_static;          /* memoryManagerPolicy Static (default) */
-	/* Non-empty when the kubelet would refuse to start with this
-	 * configuration on this machine: every pod gets TopologyManagerConfigError. */
-	char config_error[200];
-
 	int numa_count;              /* n */
-	int numa_ids[INVENTORY_MAX_NUMA]; /* dense index -> NUMA id, ascending */
-	/* dense index -> the zone's name as published ("node-1", or "node-01":
-	 * never rebuilt from the id), n entries. */
-	char **zone_names;
-	int64_t *distance;           /* n*n, distance[i*n+j]; missing costs are 0 */
-
-	struct inventory_resource *resources;
 	int nresources;
 	int cpu;                     /* index of "cpu" or -1 */
+	int max_allowable;           /* max-allowable-numa-nodes, default 8 */
+	bool prefer_closest;
+	bool cpu_static;             /* cpuManagerPolicy static (default) */
+	bool memory_static;          /* memoryManagerPolicy Static (default) */
 	bool memory_listed;          /* some zone lists "memory" */
+	/* Tests and benchmarks only: generate hints over every NUMA subset in
+	 * one pass, skipping the shortcuts (single-node hints only under
+	 * single-numa-node; preferred hints first under the other policies).
+	 * Both must give identical verdicts. */
+	bool full_enumeration;
+	/* numa_ids[i] == i for every dense index: a dense mask is already a
+	 * mask of NUMA ids. */
+	bool ids_dense;
 	/* The NUMA nodes where some memory or hugepage resource's available
 	 * is below its allocatable: the judge's count view of memory groups
 	 * (a single-NUMA allocation there). Kept with the amounts by every
 	 * function here that writes them. */
 	bitmask_t memory_short;
+	/* In one block with their arrays and names (inventory_node_prefetch
+	 * reads it in one sweep), once the snapshot is built. */
+	struct inventory_resource *resources;
+	/* The same node with every pod gone (available := allocatable), built
+	 * with the snapshot; NULL on the emptied copy itself. Its resources
+	 * are the node's, in the same order (the judge uses the node's
+	 * resource indices on it). */
+	struct inventory_node *emptied;
+	/* Non-empty when the kubelet would refuse to start with this
+	 * configuration on this machine: every pod gets TopologyManagerConfigError.
+	 * Its first bytes share the line above. */
+	char config_error[200];
+
+	char *name;
+	char *version;               /* resourceVersion, or NULL */
+	int numa_ids[INVENTORY_MAX_NUMA]; /* dense index -> NUMA id, ascending */
+	/* dense index -> the zone's name as published ("node-1", or "node-01":
+	 * never rebuilt from the id), n entries. */
+	char **zone_names;
+	int64_t *distance;           /* n*n, distance[i*n+j]; missing costs are 0 */
+	/* The one allocation holding resources, their arrays and names, and
+	 * its size; NULL while the snapshot is being built. */
+	void *packed;
+	size_t packed_size;
 	/* The configuration as published, verbatim: attributes (those with a
 	 * name, in order) and the deprecated topologyPolicies[]. The fields
 	 * above are read from them; inventory_node_to_nrt writes them back,
@@ -111,21 +132,11 @@ struct inventory_node {
 	size_t nattributes;
 	char **policies;
 	size_t npolicies;
-	/* The same node with every pod gone (available := allocatable), built
-	 * with the snapshot; NULL on the emptied copy itself. Its resources
-	 * are the node's, in the same order (the judge uses the node's
-	 * resource indices on it). */
-	struct inventory_node *emptied;
 	/* The judge's own, filled on first need and freed with the node (one
 	 * allocation): the bytes the unresolvable memo keys on. Written once
 	 * with a compare-and-swap, so concurrent readers of a shared snapshot
 	 * are safe. Copies start without it. */
 	void *judge_shape;
-	/* Tests and benchmarks only: generate hints over every NUMA subset in
-	 * one pass, skipping the shortcuts (single-node hints only under
-	 * single-numa-node; preferred hints first under the other policies).
-	 * Both must give identical verdicts. */
-	bool full_enumeration;
 };
 
 /* Builds a snapshot. Structural problems (zone names, duplicate NUMA ids or
@@ -144,10 +155,10 @@ void inventory_node_free(struct inventory_node *node);
 
 /* Asks the CPU for the memory a judgement of node reads, without waiting
  * for it: a filter judges thousands of snapshots scattered over many
- * megabytes, and each level points to the next, so a caller walking a list
- * issues stage 0 three nodes ahead (the node), stage 1 two ahead (its
- * resource table) and stage 2 one ahead (each resource's name and arrays);
- * every stage reads only what the one before brought in. NULL is ignored. */
+ * megabytes. The snapshot's first line points to the rest, so a caller
+ * walking a list issues stage 0 two nodes ahead (that line) and stage 1 one
+ * ahead (the block of resources, arrays and names, which stage 0 brought the
+ * address of). NULL is ignored. */
 void inventory_node_prefetch(const struct inventory_node *node, int stage);
 
 /* An amount a pod takes from one NUMA node (numa_id), or from every NUMA node

@@ -283,7 +283,9 @@ static void record(struct verdict *v, const struct sim *s, const char *name, str
 	c->name = name;
 	c->preferred = h.preferred;
 	c->has_affinity = !h.nil;
-	c->numa_ids = h.nil ? 0 : bitmask_to_ids(h.mask, s->node->numa_ids);
+	/* Dense indices are the ids on most machines: then the numa_ids
+	 * table (a line or four of the snapshot) is not read. */
+	c->numa_ids = h.nil ? 0 : s->node->ids_dense ? h.mask : bitmask_to_ids(h.mask, s->node->numa_ids);
 }
 
 /* "container \"x\"" or "pod", for messages only (formatted on failure). */

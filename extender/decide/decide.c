@@ -178,21 +178,19 @@ struct many {
 };
 
 /* Cold, the nodes' inventories and cache sets are scattered over many
- * megabytes: asked for ahead, level by level (inventory_node_prefetch), they
- * arrive while the node before is judged or read back. Inventories only
- * when the nodes will be judged: a known demand mostly reads the cache. */
+ * megabytes: asked for ahead (inventory_node_prefetch), they arrive while
+ * the node before is judged or read back. Inventories only when the nodes
+ * will be judged: a known demand mostly reads the cache. */
 static void ahead(const struct many *m, size_t i, size_t end, bool judging)
 {
-	if (judging && i + 3 < end)
-		inventory_node_prefetch(m->inv[i + 3], 0);
 	if (i + 2 < end) {
 		if (judging)
-			inventory_node_prefetch(m->inv[i + 2], 1);
+			inventory_node_prefetch(m->inv[i + 2], 0);
 		if (m->inv[i + 2] != NULL && m->ids[i + 2] != 0 && m->in->demand_id != 0)
 			verdict_cache_prefetch(m->ids[i + 2], m->in->settings->id, m->in->demand_id);
 	}
 	if (judging && i + 1 < end)
-		inventory_node_prefetch(m->inv[i + 1], 2);
+		inventory_node_prefetch(m->inv[i + 1], 1);
 }
 
 static void many_chunk(void *arg, size_t begin, size_t end)
@@ -210,11 +208,6 @@ static void many_chunk(void *arg, size_t begin, size_t end)
 		if (begin + 1 < end)
 			inventory_node_prefetch(m->inv[begin + 1], 0);
 		inventory_node_prefetch(m->inv[begin], 1);
-		if (begin + 2 < end)
-			inventory_node_prefetch(m->inv[begin + 2], 0);
-		if (begin + 1 < end)
-			inventory_node_prefetch(m->inv[begin + 1], 1);
-		inventory_node_prefetch(m->inv[begin], 2);
 	}
 	for (i = begin; i < end; i++) {
 		struct decision_brief *b = &m->out[i];

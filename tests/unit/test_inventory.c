@@ -16,6 +16,8 @@
 #include "extender/codec/nrt_decode.h"
 #include "tests/support/inventory_equal.h"
 #include "topology/inventory.h"
+#include "tests/support/tiny_node.h"
+#include "topology/judge.h"
 
 /* Builds a snapshot from YAML: a header with the given attribute lines, then
  * the given zones text. */
@@ -125,6 +127,81 @@ static void inventory_sparse_ids_are_dense_in_order(void **state)
 	assert_int_equal(n->distance[0 * 2 + 1], 31);
 	assert_int_equal(n->distance[1 * 2 + 0], 0); /* missing costs count as 0 */
 	assert_int_equal(n->resources[n->cpu].capacity[1], 1);
+	/* Dense indices are not the ids: the judge must map its masks. */
+	assert_false(n->ids_dense);
+	inventory_node_free(n);
+}
+
+/* The judge on sparse ids: the pod fits only NUMA 5 (dense index 1), and
+ * the verdict names NUMA 5, not 1. */
+static void inventory_sparse_ids_reach_the_verdict(void **state)
+{
+	struct inventory_node *n = ok("attributes:\n- {name: topologyManagerPolicy, value: single-numa-node}\n",
+		"- {name: node-5, type: Node, resources: [{name: cpu, capacity: 8, allocatable: 8, available: 6}]}\n"
+		"- {name: node-2, type: Node, resources: [{name: cpu, capacity: 8, allocatable: 8, available: 2}]}\n");
+	struct pod_spec spec;
+	struct errmsg msg;
+	struct pod_demand *pod = tiny_pod("containers: [{name: app, resources: {limits: {cpu: 4, memory: 1Gi}}}]",
+					  &spec, &msg);
+	struct verdict v;
+
+	(void)state;
+	if (pod == NULL)
+		fail_msg("tiny_pod: %s", msg.text);
+	assert_false(n->ids_dense);
+	judge_node(n, pod, &v);
+	assert_true(v.admit);
+	assert_int_equal(v.ncontainers, 1);
+	assert_int_equal(v.containers[0].numa_ids, (uint64_t)1 << 5);
+	verdict_cleanup(&v);
+	pod_demand_free(pod);
+	pod_spec_cleanup(&spec);
+	inventory_node_free(n);
+}
+
+/* One block holds the resources, every array and every name, for the
+ * snapshot and its emptied copy; the values are the ones published. */
+static void inventory_packs_its_resources(void **state)
+{
+	struct inventory_node *n = ok("",
+		"- {name: node-0, type: Node, resources: [{name: cpu, capacity: 16, allocatable: 14, available: 3},"
+		" {name: nvidia.com/gpu, capacity: 2, allocatable: 2, available: 1}]}\n"
+		"- {name: node-1, type: Node, resources: [{name: cpu, capacity: 16, allocatable: 16, available: 9},"
+		" {name: memory, capacity: 64Gi, allocatable: 60Gi, available: 10Gi}]}\n");
+	const struct inventory_node *copies[2];
+	int k, r;
+
+	(void)state;
+	assert_true(n->ids_dense);
+	copies[0] = n;
+	copies[1] = n->emptied;
+	for (k = 0; k < 2; k++) {
+		const struct inventory_node *c = copies[k];
+		const char *lo = c->packed, *hi = lo + c->packed_size;
+
+		assert_non_null(lo);
+		assert_int_equal((uintptr_t)lo % 64, 0);
+		assert_int_equal((uintptr_t)c % 64, 0);
+		assert_ptr_equal(c->resources, lo);
+		for (r = 0; r < c->nresources; r++) {
+			const struct inventory_resource *res = &c->resources[r];
+			const char *p[5] = { (const char *)res->available, (const char *)res->allocatable,
+					     (const char *)res->capacity, (const char *)res->top_capacity,
+					     res->name };
+			int j;
+
+			for (j = 0; j < 5; j++)
+				assert_true(p[j] >= lo && p[j] < hi);
+			assert_true(res->name + strlen(res->name) < hi);
+		}
+	}
+	r = n->cpu;
+	assert_int_equal(n->resources[r].available[0], 3);
+	assert_int_equal(n->resources[r].available[1], 9);
+	assert_int_equal(n->resources[r].allocatable[0], 14);
+	assert_int_equal(n->resources[r].top_capacity[2], 32);
+	assert_int_equal(n->emptied->resources[r].available[0], 14);
+	assert_string_equal(n->emptied->resources[r].name, "cpu");
 	inventory_node_free(n);
 }
 
@@ -626,6 +703,8 @@ int main(void)
 		cmocka_unit_test(inventory_defaults),
 		cmocka_unit_test(inventory_resources_and_distances),
 		cmocka_unit_test(inventory_sparse_ids_are_dense_in_order),
+		cmocka_unit_test(inventory_sparse_ids_reach_the_verdict),
+		cmocka_unit_test(inventory_packs_its_resources),
 		cmocka_unit_test(inventory_rejects_bad_zones),
 		cmocka_unit_test(inventory_no_numa_zone),
 		cmocka_unit_test(inventory_kubelet_config_validation),
