@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The pool: helpers sleep on a condition variable until a job is posted;
- * everyone (caller included) claims chunk numbers from one atomic counter
- * and the caller waits until the last chunk is reported done. A generation
- * number tells helpers a new job from the one they already finished. */
+ * everyone (caller included) claims chunk numbers from the job's own atomic
+ * counter and the caller waits until the last chunk is reported done.
+ *
+ * A job lives on its caller's stack and is published as a pointer under the
+ * lock. A helper takes it (active++) only while it is still published, and
+ * the caller withdraws it only once every chunk is done and no helper holds
+ * it: a helper that wakes late, after the job is over, finds nothing to take
+ * rather than claiming chunks from a counter the next job has reset. */
 #include "extender/decide/pool.h"
 
 #include <pthread.h>
@@ -12,6 +17,14 @@
 
 #include "extender/xalloc.h"
 
+struct job {
+	decide_pool_fn fn;
+	void *ctx;
+	size_t n, chunk, nchunks;
+	atomic_size_t next;
+	size_t done;            /* under the pool's lock */
+};
+
 struct decide_pool {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;     /* helpers: a job was posted, or stop */
@@ -20,25 +33,20 @@ struct decide_pool {
 	pthread_t *threads;
 	int nthreads;
 	bool stop;
-	uint64_t generation;
-	/* The job (valid while generation is current). */
-	decide_pool_fn fn;
-	void *ctx;
-	size_t n, chunk, nchunks;
-	atomic_size_t next;
-	size_t done;            /* under lock */
-	int active;             /* helpers inside the job, under lock */
+	uint64_t generation;     /* counts posted jobs */
+	struct job *job;         /* the job being shared, or NULL */
+	int active;              /* helpers holding job, under lock */
 };
 
-/* Claims and runs chunks until none is left; returns how many it ran. */
-static size_t work(struct decide_pool *p)
+/* Claims and runs chunks of j until none is left; returns how many it ran. */
+static size_t work(struct job *j)
 {
 	size_t ran = 0, c;
 
-	while ((c = atomic_fetch_add(&p->next, 1)) < p->nchunks) {
-		size_t begin = c * p->chunk, end = begin + p->chunk;
+	while ((c = atomic_fetch_add(&j->next, 1)) < j->nchunks) {
+		size_t begin = c * j->chunk, end = begin + j->chunk;
 
-		p->fn(p->ctx, begin, end < p->n ? end : p->n);
+		j->fn(j->ctx, begin, end < j->n ? end : j->n);
 		ran++;
 	}
 	return ran;
@@ -51,6 +59,7 @@ static void *helper_main(void *arg)
 
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
+		struct job *j;
 		size_t ran;
 
 		while (!p->stop && p->generation == seen)
@@ -58,13 +67,16 @@ static void *helper_main(void *arg)
 		if (p->stop)
 			break;
 		seen = p->generation;
+		j = p->job;
+		if (j == NULL)
+			continue; /* woke after the job was over */
 		p->active++;
 		pthread_mutex_unlock(&p->lock);
-		ran = work(p);
+		ran = work(j);
 		pthread_mutex_lock(&p->lock);
 		p->active--;
-		p->done += ran;
-		if (p->done == p->nchunks && p->active == 0)
+		j->done += ran;
+		if (j->done == j->nchunks && p->active == 0)
 			pthread_cond_broadcast(&p->finished);
 	}
 	pthread_mutex_unlock(&p->lock);
@@ -80,7 +92,6 @@ struct decide_pool *decide_pool_new(int helpers)
 	pthread_mutex_init(&p->busy, NULL);
 	pthread_cond_init(&p->wake, NULL);
 	pthread_cond_init(&p->finished, NULL);
-	atomic_init(&p->next, 0);
 	if (helpers < 0)
 		helpers = 0;
 	p->threads = xcalloc((size_t)helpers + 1, sizeof *p->threads);
@@ -120,6 +131,7 @@ int decide_pool_helpers(const struct decide_pool *p)
 
 bool decide_pool_run(struct decide_pool *p, size_t n, size_t chunk, decide_pool_fn fn, void *ctx)
 {
+	struct job j;
 	size_t nchunks, ran;
 
 	if (n == 0)
@@ -131,24 +143,24 @@ bool decide_pool_run(struct decide_pool *p, size_t n, size_t chunk, decide_pool_
 		fn(ctx, 0, n);
 		return false;
 	}
+	j.fn = fn;
+	j.ctx = ctx;
+	j.n = n;
+	j.chunk = chunk;
+	j.nchunks = nchunks;
+	j.done = 0;
+	atomic_init(&j.next, 0);
 	pthread_mutex_lock(&p->lock);
-	/* Every helper has left the previous job (the caller waited for
-	 * active == 0), so the job's fields are ours to set. */
-	p->fn = fn;
-	p->ctx = ctx;
-	p->n = n;
-	p->chunk = chunk;
-	p->nchunks = nchunks;
-	p->done = 0;
-	atomic_store(&p->next, 0);
+	p->job = &j;
 	p->generation++;
 	pthread_cond_broadcast(&p->wake);
 	pthread_mutex_unlock(&p->lock);
-	ran = work(p);
+	ran = work(&j);
 	pthread_mutex_lock(&p->lock);
-	p->done += ran;
-	while (p->done < p->nchunks || p->active > 0)
+	j.done += ran;
+	while (j.done < j.nchunks || p->active > 0)
 		pthread_cond_wait(&p->finished, &p->lock);
+	p->job = NULL;
 	pthread_mutex_unlock(&p->lock);
 	pthread_mutex_unlock(&p->busy);
 	return true;

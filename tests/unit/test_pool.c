@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* extender/decide/pool: every index runs exactly once, helpers do take part,
+ * a helper waking after its job is over takes nothing from the next,
  * a busy pool makes a second caller work alone, and a pool without helpers
  * or without a pool at all still runs everything. */
 #include <stdarg.h>
@@ -97,6 +98,52 @@ static void helpers_share_every_index_once(void **state)
 	decide_pool_free(p);
 }
 
+/* Back-to-back jobs shorter than a helper's wake-up, each with its own
+ * counts, alternately of 2 and 40 chunks (a filter shares its lookups, then
+ * its judging): a helper that wakes after its job is over must not run a
+ * chunk of the next one (which the next job's claims would run again) nor
+ * touch the finished one (its counts are checked and reset at once). */
+struct tick {
+	_Atomic int runs[40];
+	_Atomic int after; /* chunks run after the job was checked */
+	bool checked;
+};
+
+static void tick(void *arg, size_t begin, size_t end)
+{
+	struct tick *t = arg;
+	size_t i;
+
+	if (t->checked)
+		atomic_fetch_add(&t->after, 1);
+	for (i = begin; i < end; i++)
+		atomic_fetch_add(&t->runs[i], 1);
+}
+
+static void late_helpers_take_nothing(void **state)
+{
+	static struct tick ticks[2];
+	struct decide_pool *p = decide_pool_new(2);
+	int round, i;
+
+	(void)state;
+	for (round = 0; round < 200000; round++) {
+		struct tick *t = &ticks[round % 2];
+		int n = round % 2 ? 40 : 2;
+
+		memset(t, 0, sizeof *t);
+		decide_pool_run(p, (size_t)n, 1, tick, t);
+		for (i = 0; i < n; i++)
+			if (atomic_load(&t->runs[i]) != 1)
+				fail_msg("round %d: chunk %d ran %d times", round, i,
+					 atomic_load(&t->runs[i]));
+		t->checked = true;
+		if (atomic_load(&ticks[(round + 1) % 2].after) != 0)
+			fail_msg("round %d: a chunk of a finished job ran", round);
+	}
+	decide_pool_free(p);
+}
+
 /* A chunk function that itself asks the (busy) pool: that caller must run
  * its work alone instead of waiting for the pool. */
 static void nested(void *arg, size_t begin, size_t end)
@@ -153,6 +200,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(helpers_share_every_index_once),
+		cmocka_unit_test(late_helpers_take_nothing),
 		cmocka_unit_test(busy_pool_means_alone),
 		cmocka_unit_test(no_helpers_run_everything),
 	};
