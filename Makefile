@@ -1,5 +1,5 @@
 # numa-extender — the only build file.
-# Targets: all (default), test (test-unit, test-integration), asan, valgrind, bench, run, fuzz, clean, deps.
+# Targets: all (default), test (test-unit, test-integration), asan, tsan, valgrind, bench, run, fuzz, clean, deps.
 # Variables: CC, WERROR=1 (warnings are errors; CI sets it), SAN=address,undefined,
 # BUILD (output folder), O (optimisation level).
 
@@ -58,7 +58,7 @@ ifneq ($(BUILD),build)
 BIN     := $(BUILD)/bin/numa-extender
 endif
 
-.PHONY: all test test-unit test-integration asan valgrind bench run fuzz clean deps check
+.PHONY: all test test-unit test-integration asan tsan valgrind bench run fuzz clean deps check
 all: $(BIN)
 
 deps:
@@ -124,6 +124,20 @@ check: test
 asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan SAN=address,undefined O=-O1 test
 
+# The tests of what threads share (the request pool, the verdict cache, the
+# store, decide_many) under ThreadSanitizer, each with a time limit: a data
+# race or a hang fails. Builds -O1 in build-tsan/.
+TSAN_TESTS := test_pool test_decide test_verdict_cache test_store
+tsan: deps
+	@$(MAKE) --no-print-directory BUILD=build-tsan SAN=thread O=-O1 \
+		$(TSAN_TESTS:%=build-tsan/tests/%)
+	@for t in $(TSAN_TESTS); do \
+		echo "== $$t (ThreadSanitizer)"; \
+		TSAN_OPTIONS=halt_on_error=1 timeout 600 ./build-tsan/tests/$$t >build-tsan/$$t.log 2>&1 \
+			|| { tail -60 build-tsan/$$t.log; echo "$$t failed under ThreadSanitizer"; exit 1; }; \
+		grep -E '^\[  PASSED  \]' build-tsan/$$t.log; \
+	done
+
 # serve under valgrind through a scripted session of every verb (not part of
 # `make test`): builds -O1 -g without sanitizers in build-valgrind/.
 valgrind: deps
@@ -174,7 +188,7 @@ fuzz: deps $(FUZZ_BIN)
 	done
 
 clean:
-	rm -rf build build-asan build-fuzz build-valgrind bin
+	rm -rf build build-asan build-tsan build-fuzz build-valgrind bin
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 -include $(shell find build-fuzz/obj -name '*.d' 2>/dev/null)
