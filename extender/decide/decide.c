@@ -251,7 +251,7 @@ void decide_many(const struct decide_input *in, struct decide_pool *pool, size_t
 			verdict_cache_prefetch(snapshot_ids[i], in->settings->id, in->demand_id);
 	/* Chunks small enough to balance a mix of cheap cache hits and
 	 * judgements, large enough that claiming one costs nothing. */
-	if (n < DECIDE_SHARE_MIN)
+	if (n < (in->demand_id != 0 && !in->demand_fresh ? DECIDE_SHARE_CHEAP_MIN : DECIDE_SHARE_MIN))
 		many_chunk(&m, 0, n);
 	else
 		decide_pool_run(pool, n, 32, many_chunk, &m);

@@ -169,7 +169,7 @@ static void nodes_of(struct decide_pool *pool, struct store_set *set, const stru
 	*invs = xcalloc(args->nnames + 1, sizeof **invs);
 	*ids = xcalloc(args->nnames + 1, sizeof **ids);
 	l = (struct lookup){ set, args, *sns, *invs, *ids };
-	if (args->nnames >= DECIDE_SHARE_MIN)
+	if (args->nnames >= DECIDE_SHARE_CHEAP_MIN)
 		decide_pool_run(pool, args->nnames, 256, lookup_chunk, &l);
 	else
 		lookup_chunk(&l, 0, args->nnames);

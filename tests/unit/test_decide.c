@@ -518,7 +518,7 @@ static void shared_judging_answers_as_alone(void **state)
 		textbuf_printf(&names, ",\"absent-%03zu\"", c);
 		nnames++;
 	}
-	assert_true(nnames > 4 * DECIDE_SHARE_MIN);
+	assert_true(nnames > 4 * DECIDE_SHARE_MIN && nnames > DECIDE_SHARE_CHEAP_MIN);
 	store_publish(store, batch);
 	config_init(&cfg);
 	settings_holder_init(&holder, settings_new(&cfg));
