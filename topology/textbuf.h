@@ -77,5 +77,10 @@ size_t utf8_seq_len(const unsigned char *p, size_t avail);
 /* Index of the first byte of s[i..n) that is not printable ASCII other than
  * '"' and '\\' (a byte a JSON string can carry as it is), or n. */
 size_t json_skip_plain(const unsigned char *s, size_t i, size_t n);
+/* The value of one hexadecimal digit (a \uXXXX escape's), or -1. */
+int json_hex_digit(char c);
+/* Code point cp (at most U+10FFFF) written as UTF-8 at out (room for 4
+ * bytes); returns how many bytes. Surrogates are the caller's to refuse. */
+size_t utf8_put(char *out, unsigned long cp);
 
 #endif

@@ -95,17 +95,6 @@ static void skip_ws(struct build *b)
 	}
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The \uXXXX code unit at s (pointing at the backslash), or -1. */
 static long hex4(const char *s)
 {
@@ -113,7 +102,7 @@ static long hex4(const char *s)
 	int i;
 
 	for (i = 2; i < 6; i++) {
-		int h = hex_digit(s[i]);
+		int h = json_hex_digit(s[i]);
 
 		if (h < 0)
 			return -1;
@@ -161,30 +150,6 @@ static bool string_span(const struct build *b, size_t *end, bool *escaped)
 	}
 }
 
-static size_t put_utf8(char *out, unsigned long cp)
-{
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		out[0] = (char)(0xC0 | (cp >> 6));
-		out[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xE0 | (cp >> 12));
-		out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		out[2] = (char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	out[0] = (char)(0xF0 | (cp >> 18));
-	out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-	out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-	out[3] = (char)(0x80 | (cp & 0x3F));
-	return 4;
-}
-
 /* The contents s[from, to) of a string string_span accepted, decoded into a
  * new NUL-terminated buffer (*text, *len without the NUL), or false for a
  * lone surrogate. Decoding never lengthens: an escape of 2, 6 or 12 bytes
@@ -223,7 +188,7 @@ static bool unescape(const char *s, size_t from, size_t to, char **text, size_t 
 			cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
 			from += 6;
 		}
-		o += put_utf8(out + o, (unsigned long)cp);
+		o += utf8_put(out + o, (unsigned long)cp);
 	}
 	out[o] = '\0';
 	*text = out;

@@ -44,19 +44,9 @@ static const char *const field_names[NFIELDS] = { "Pod", "Nodes", "NodeNames" };
 
 /* ---- UTF-8 and JSON text ---------------------------------------------- */
 
-/* Plain bytes and UTF-8 sequences are judged by textbuf.h's json_skip_plain
- * and utf8_seq_len: one definition for what we read and what we write. */
-
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+/* Plain bytes, UTF-8 sequences, hex digits and code points written back are
+ * textbuf.h's (json_skip_plain, utf8_seq_len, json_hex_digit, utf8_put): one
+ * definition for what we read and what we write. */
 
 static unsigned read_hex4(const char *s)
 {
@@ -64,35 +54,11 @@ static unsigned read_hex4(const char *s)
 	int i;
 
 	for (i = 0; i < 4; i++) {
-		int h = hex_value(s[i]);
+		int h = json_hex_digit(s[i]);
 
 		v = v * 16 + (unsigned)(h < 0 ? 0 : h);
 	}
 	return v;
-}
-
-static size_t put_utf8(char *out, unsigned cp)
-{
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		out[0] = (char)(0xC0 | (cp >> 6));
-		out[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xE0 | (cp >> 12));
-		out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		out[2] = (char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	out[0] = (char)(0xF0 | (cp >> 18));
-	out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-	out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-	out[3] = (char)(0x80 | (cp & 0x3F));
-	return 4;
 }
 
 /* Decodes the contents of a JSON string s[0..n) (escapes already validated
@@ -130,7 +96,7 @@ static size_t decode_key(const char *s, size_t n, char out[KEY_MAX + 1])
 			}
 			if (cp >= 0xD800 && cp <= 0xDFFF)
 				cp = 0xFFFD;
-			k = put_utf8(tmp, cp);
+			k = utf8_put(tmp, cp);
 		} else {
 			return SIZE_MAX; /* json-c would not have accepted it */
 		}
