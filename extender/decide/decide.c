@@ -243,18 +243,37 @@ void decide_many(const struct decide_input *in, struct decide_pool *pool, size_t
 		 struct decision_brief *out)
 {
 	struct many m = { in, inv, snapshot_ids, out };
-	size_t i;
+	size_t i, from = 0, judged = 0;
 
 	/* The first two nodes' cache sets (many_chunk asks two ahead). */
 	for (i = 0; i < 2 && i < n; i++)
 		if (inv[i] != NULL && snapshot_ids[i] != 0 && in->demand_id != 0)
 			verdict_cache_prefetch(snapshot_ids[i], in->settings->id, in->demand_id);
+	if (n < DECIDE_SHARE_MIN) {
+		many_chunk(&m, 0, n);
+		return;
+	}
+	if (in->demand_id != 0 && !in->demand_fresh) {
+		/* A demand the cache knows is mostly answered from it, a tenth of
+		 * a microsecond a node: sharing that costs more than it saves
+		 * (a helper's wake-up, cache lines passed between cores). The
+		 * first nodes tell: only when many of them had to be judged
+		 * (the inventory moved since) is the rest shared. */
+		from = DECIDE_PROBE;
+		many_chunk(&m, 0, from);
+		for (i = 0; i < from; i++)
+			judged += inv[i] != NULL && !out[i].cached;
+		if (judged * 4 < from) {
+			many_chunk(&m, from, n);
+			return;
+		}
+	}
 	/* Chunks small enough to balance a mix of cheap cache hits and
 	 * judgements, large enough that claiming one costs nothing. */
-	if (n < (in->demand_id != 0 && !in->demand_fresh ? DECIDE_SHARE_CHEAP_MIN : DECIDE_SHARE_MIN))
-		many_chunk(&m, 0, n);
-	else
-		decide_pool_run(pool, n, 32, many_chunk, &m);
+	m.inv += from;
+	m.ids += from;
+	m.out += from;
+	decide_pool_run(pool, n - from, 32, many_chunk, &m);
 }
 
 void decision_briefs_free(struct decision_brief *b, size_t n)

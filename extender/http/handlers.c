@@ -133,46 +133,24 @@ static enum wire_outcome wire_bucket_of(enum decision_outcome outcome, bool pass
 	return outcome == DECISION_FAILED ? WIRE_FAILED : WIRE_UNRESOLVABLE;
 }
 
-struct lookup {
-	struct store_set *set;
-	const struct wire_args *args;
-	const struct store_node **sns;
-	const struct inventory_node **invs;
-	uint64_t *ids;
-};
-
-static void lookup_chunk(void *arg, size_t begin, size_t end)
-{
-	const struct lookup *l = arg;
-	size_t i;
-
-	store_get_many(l->set, (const char *const *)l->args->names + begin, end - begin,
-		       l->sns + begin);
-	for (i = begin; i < end; i++) {
-		const struct store_node *sn = l->sns[i];
-
-		l->invs[i] = sn ? sn->inventory : NULL;
-		l->ids[i] = sn ? sn->id : 0;
-	}
-}
-
-/* The candidates' snapshots, looked up once (shared with the pool's helpers
- * for large requests: the set is immutable): store node (NULL: none),
- * inventory and snapshot id per name. */
-static void nodes_of(struct decide_pool *pool, struct store_set *set, const struct wire_args *args,
+/* The candidates' snapshots, looked up once: store node (NULL: none),
+ * inventory and snapshot id per name. Alone: pipelined, a lookup takes a
+ * tenth of a microsecond, and 5000 of them went no faster shared with a
+ * helper (its wake-up and the lines passed between cores eat the gain). */
+static void nodes_of(struct store_set *set, const struct wire_args *args,
 		     const struct store_node ***sns, const struct inventory_node ***invs,
 		     uint64_t **ids)
 {
-	struct lookup l;
+	size_t i;
 
 	*sns = xcalloc(args->nnames + 1, sizeof **sns);
 	*invs = xcalloc(args->nnames + 1, sizeof **invs);
 	*ids = xcalloc(args->nnames + 1, sizeof **ids);
-	l = (struct lookup){ set, args, *sns, *invs, *ids };
-	if (args->nnames >= DECIDE_SHARE_CHEAP_MIN)
-		decide_pool_run(pool, args->nnames, 256, lookup_chunk, &l);
-	else
-		lookup_chunk(&l, 0, args->nnames);
+	store_get_many(set, (const char *const *)args->names, args->nnames, *sns);
+	for (i = 0; i < args->nnames; i++) {
+		(*invs)[i] = (*sns)[i] ? (*sns)[i]->inventory : NULL;
+		(*ids)[i] = (*sns)[i] ? (*sns)[i]->id : 0;
+	}
 }
 
 /* The verdict cache's id of the pod's demand; *fresh: first seen now. */
@@ -275,7 +253,7 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 	in.demand_id = demand_id_of(demand, &in.demand_fresh);
 	/* Debug logging wants the judge's long message: always judged. */
 	in.flags = (stale ? DECIDE_STALE : 0) | (debug ? DECIDE_DETAIL : 0);
-	nodes_of(h->pool, set, &args, &sns, &invs, &ids);
+	nodes_of(set, &args, &sns, &invs, &ids);
 	briefs = xcalloc(args.nnames + 1, sizeof *briefs);
 	decide_many(&in, h->pool, args.nnames, invs, ids, briefs);
 	for (i = 0; i < args.nnames; i++) {
@@ -383,7 +361,7 @@ void handle_prioritize(const struct handler_ctx *h, const char *body, size_t len
 		const struct inventory_node **invs;
 		uint64_t *ids;
 
-		nodes_of(h->pool, set, &args, &sns, &invs, &ids);
+		nodes_of(set, &args, &sns, &invs, &ids);
 		decide_many(&in, h->pool, args.nnames, invs, ids, briefs);
 		for (i = 0; i < args.nnames; i++) {
 			scores[i] = briefs[i].score;

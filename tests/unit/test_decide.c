@@ -479,7 +479,9 @@ static void repeated_5000_name_filter_judges_nothing(void **state)
 /* A filter or prioritize over more than DECIDE_SHARE_MIN nodes shares its
  * judging with the pool's helpers: every pod's replies must be byte for byte
  * those of the same request judged alone, each node judged exactly once
- * (one verdict-cache miss each), and a repeat answered from the cache. The
+ * (one verdict-cache miss each), a repeat answered from the cache, and a
+ * known demand with nothing remembered (other settings) shared after its
+ * first DECIDE_PROBE nodes, each node again judged once. The
  * cluster: every inventory of NRT_DIR under 160 names each, plus names
  * without inventory, in an interleaved order. */
 static void shared_judging_answers_as_alone(void **state)
@@ -487,8 +489,8 @@ static void shared_judging_answers_as_alone(void **state)
 	enum { COPIES = 160 };
 	static char pods[32][256];
 	struct nrt_object *objs = NULL;
-	struct settings_holder holder;
-	struct handler_ctx alone, shared;
+	struct settings_holder holder, holder2;
+	struct handler_ctx alone, shared, resettled;
 	struct store *store = store_new();
 	struct store_batch *batch = store_batch_new();
 	struct decide_pool *pool = decide_pool_new(3);
@@ -518,7 +520,7 @@ static void shared_judging_answers_as_alone(void **state)
 		textbuf_printf(&names, ",\"absent-%03zu\"", c);
 		nnames++;
 	}
-	assert_true(nnames > 4 * DECIDE_SHARE_MIN && nnames > DECIDE_SHARE_CHEAP_MIN);
+	assert_true(nnames > 4 * DECIDE_SHARE_MIN);
 	store_publish(store, batch);
 	config_init(&cfg);
 	settings_holder_init(&holder, settings_new(&cfg));
@@ -527,13 +529,16 @@ static void shared_judging_answers_as_alone(void **state)
 	alone.settings = &holder;
 	shared = alone;
 	shared.pool = pool;
+	settings_holder_init(&holder2, settings_new(&cfg));
+	resettled = shared;
+	resettled.settings = &holder2;
 	npods = list_dir(POD_DIR, pods, 32);
 	assert_true(npods >= 8);
 	for (p = 0; p < npods; p++) {
 		char path[600], *podjson;
 		struct verdict_cache_stats a, b;
 		struct textbuf body;
-		struct reply r1, r2, r3, q1, q2;
+		struct reply r1, r2, r3, r4, q1, q2;
 
 		snprintf(path, sizeof path, POD_DIR "/%s", pods[p]);
 		podjson = read_file_or_die(path, NULL);
@@ -553,6 +558,14 @@ static void shared_judging_answers_as_alone(void **state)
 		handle_filter(&shared, textbuf_str(&body), textbuf_len(&body), &r3);
 		verdict_cache_stats(&a);
 		assert_int_equal(a.misses, b.misses);
+		/* The same demand under other settings: known to the cache,
+		 * but nothing remembered under them, so the first nodes are
+		 * all judged and the rest shared; again each node once. */
+		handle_filter(&resettled, textbuf_str(&body), textbuf_len(&body), &r4);
+		verdict_cache_stats(&b);
+		assert_int_equal(b.misses - a.misses, nnames - COPIES);
+		assert_string_equal(r1.body, r4.body);
+		free(r4.body);
 		assert_int_equal(r1.status, 200);
 		assert_int_equal(q1.status, 200);
 		assert_string_equal(r1.body, r2.body);
@@ -568,6 +581,7 @@ static void shared_judging_answers_as_alone(void **state)
 	}
 	textbuf_free(&names);
 	settings_holder_cleanup(&holder);
+	settings_holder_cleanup(&holder2);
 	config_cleanup(&cfg);
 	store_free(store);
 	decide_pool_free(pool);
