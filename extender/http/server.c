@@ -30,6 +30,7 @@
 
 #include "extender/codec/doc.h"
 #include "extender/decide/pool.h"
+#include "extender/http/heap.h"
 #include "extender/log.h"
 #include "extender/http/metrics.h"
 #include "extender/xalloc.h"
@@ -774,6 +775,7 @@ enum err server_start(const struct config *cfg, const struct handler_ctx *ctx,
 
 	*out = NULL;
 	s->ctx = ctx;
+	heap_keep_for_requests();
 	if (ctx->pool == NULL && cfg->threads > 1)
 		/* As many as the request threads: kube-scheduler asks one
 		 * filter at a time, so the other threads' cores are free to
