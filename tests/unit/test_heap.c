@@ -15,6 +15,16 @@
 
 #include "extender/http/heap.h"
 
+/* Sanitizers bring their own allocator: glibc's thresholds mean nothing
+ * there, and mallinfo2 does not describe it. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define OWN_ALLOCATOR 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define OWN_ALLOCATOR 1
+#endif
+#endif
+
 static void request_sized_blocks_stay(void **state)
 {
 	enum { BLOCK = 4 << 20 };
@@ -22,6 +32,9 @@ static void request_sized_blocks_stay(void **state)
 	char *p;
 
 	(void)state;
+#ifdef OWN_ALLOCATOR
+	skip();
+#endif
 	heap_keep_for_requests();
 	before = mallinfo2();
 	p = malloc(BLOCK);
