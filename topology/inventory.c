@@ -500,6 +500,22 @@ static struct inventory_node *node_alloc(void)
 	return p;
 }
 
+/* The resources of a snapshot still being built (or copied): each name and
+ * array its own allocation, and the table. */
+static void unpacked_resources_free(struct inventory_node *node)
+{
+	int i;
+
+	for (i = 0; i < node->nresources; i++) {
+		free(node->resources[i].name);
+		free(node->resources[i].capacity);
+		free(node->resources[i].allocatable);
+		free(node->resources[i].available);
+		free(node->resources[i].top_capacity);
+	}
+	free(node->resources);
+}
+
 static size_t round_line(size_t n)
 {
 	return (n + 63) & ~(size_t)63;
@@ -546,13 +562,8 @@ static void pack(struct inventory_node *node)
 
 		res[r].name = memcpy(text, node->resources[r].name, len);
 		text += len;
-		free(node->resources[r].name);
-		free(node->resources[r].available);
-		free(node->resources[r].allocatable);
-		free(node->resources[r].capacity);
-		free(node->resources[r].top_capacity);
 	}
-	free(node->resources);
+	unpacked_resources_free(node);
 	node->resources = res;
 	node->packed = block;
 	node->packed_size = size;
@@ -949,18 +960,10 @@ void inventory_node_free(struct inventory_node *node)
 		return;
 	inventory_node_free(node->emptied);
 	free(node->judge_shape);
-	if (node->packed != NULL) {
+	if (node->packed != NULL)
 		free(node->packed);
-	} else {
-		for (i = 0; i < node->nresources; i++) {
-			free(node->resources[i].name);
-			free(node->resources[i].capacity);
-			free(node->resources[i].allocatable);
-			free(node->resources[i].available);
-			free(node->resources[i].top_capacity);
-		}
-		free(node->resources);
-	}
+	else
+		unpacked_resources_free(node);
 	for (i = 0; i < node->numa_count && node->zone_names; i++)
 		free(node->zone_names[i]);
 	free(node->zone_names);
