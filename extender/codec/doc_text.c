@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "extender/codec/json_lex.h"
 #include "extender/xalloc.h"
 #include "topology/textbuf.h"
 
@@ -86,13 +87,7 @@ static struct doc *take(struct build *b, size_t base, enum doc_kind kind)
 
 static void skip_ws(struct build *b)
 {
-	while (b->pos < b->n) {
-		char c = b->s[b->pos];
-
-		if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
-			break;
-		b->pos++;
-	}
+	b->pos = json_ws_end(b->s, b->pos, b->n);
 }
 
 /* The \uXXXX code unit at s (pointing at the backslash), or -1. */
@@ -114,40 +109,16 @@ static long hex4(const char *s)
 /* The string at b->pos (its opening quote): *end is just past the closing
  * quote, *escaped tells whether it holds a backslash. false for what RFC
  * 8259 refuses (bad escapes, raw control bytes; json-c would copy those) or
- * an unterminated string. */
+ * an unterminated string. Bytes above 0x7F are taken as json-c takes them. */
 static bool string_span(const struct build *b, size_t *end, bool *escaped)
 {
-	const unsigned char *u = (const unsigned char *)b->s;
-	size_t i = b->pos + 1;
+	unsigned flags;
 
-	*escaped = false;
-	for (;;) {
-		i = json_skip_plain(u, i, b->n);
-		if (i >= b->n)
-			return false;
-		if (u[i] == '"') {
-			*end = i + 1;
-			return true;
-		}
-		if (u[i] == '\\') {
-			*escaped = true;
-			if (i + 1 >= b->n)
-				return false;
-			if (u[i + 1] == 'u') {
-				if (b->n - i < 6 || hex4(b->s + i) < 0)
-					return false;
-				i += 6;
-			} else if (u[i + 1] != '\0' && strchr("\"\\/bfnrt", u[i + 1]) != NULL) {
-				i += 2;
-			} else {
-				return false;
-			}
-		} else if (u[i] < 0x20) {
-			return false;
-		} else {
-			i++; /* DEL or a byte of a multibyte sequence */
-		}
-	}
+	if (json_string_scan((const unsigned char *)b->s, b->pos, b->n, false, end, &flags) !=
+	    JSON_STR_OK)
+		return false;
+	*escaped = (flags & JSON_STR_ESCAPED) != 0;
+	return true;
 }
 
 /* The contents s[from, to) of a string string_span accepted, decoded into a
@@ -220,11 +191,6 @@ static bool string(struct build *b, char **text, size_t *len)
 	return true;
 }
 
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
 /* Whether doc_from_json prints json-c's value of the integer literal t[0..n)
  * back as t: json-c reads it with strtoll or strtoull, clamping, so "-0"
  * comes back "0" and out-of-range literals as the nearest bound. RFC 8259
@@ -239,50 +205,25 @@ static bool integer_survives(const char *t, size_t n)
 	return n < 20 || (n == 20 && memcmp(t, "18446744073709551615", 20) <= 0);
 }
 
-/* An RFC 8259 number at b->pos: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
- * A fraction or an exponent makes it a double for json-c, whose text it
- * keeps; strtod consumes all of such a number, so json-c takes them all.
- * json-c takes every integer too (clamping), so a skipped one can be any. */
+/* An RFC 8259 number at b->pos (json_lex.c). A fraction or an exponent
+ * makes it a double for json-c, whose text it keeps; strtod consumes all of
+ * such a number, so json-c takes them all. json-c takes every integer too
+ * (clamping), so a skipped one can be any. */
 static bool number(struct build *b, struct doc **out)
 {
-	const char *s = b->s;
-	size_t start = b->pos, i = start, n = b->n;
-	bool is_double = false;
+	size_t start = b->pos, len;
+	bool real;
 
-	if (i < n && s[i] == '-')
-		i++;
-	if (i < n && s[i] == '0') {
-		i++;
-	} else if (i < n && s[i] >= '1' && s[i] <= '9') {
-		while (i < n && is_digit(s[i]))
-			i++;
-	} else {
+	len = json_number_len(b->s + start, b->n - start, &real);
+	if (len == 0)
 		return false;
-	}
-	if (i < n && s[i] == '.') {
-		is_double = true;
-		if (++i >= n || !is_digit(s[i]))
-			return false;
-		while (i < n && is_digit(s[i]))
-			i++;
-	}
-	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-		is_double = true;
-		i++;
-		if (i < n && (s[i] == '+' || s[i] == '-'))
-			i++;
-		if (i >= n || !is_digit(s[i]))
-			return false;
-		while (i < n && is_digit(s[i]))
-			i++;
-	}
-	if (out != NULL && !is_double && !integer_survives(s + start, i - start))
+	if (out != NULL && !real && !integer_survives(b->s + start, len))
 		return false;
-	b->pos = i;
+	b->pos = start + len;
 	if (out != NULL) {
 		*out = doc_new(DOC_NUMBER, 0, 0);
-		(*out)->text = xmemdup0(s + start, i - start);
-		(*out)->len = i - start;
+		(*out)->text = xmemdup0(b->s + start, len);
+		(*out)->len = len;
 	}
 	return true;
 }

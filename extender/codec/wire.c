@@ -18,7 +18,6 @@
  * are a fixed shape around the caller's strings and the request's bytes. */
 #include "extender/codec/wire.h"
 
-#include <ctype.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -30,6 +29,7 @@
 #include "extender/codec/doc.h"
 #include "extender/codec/pod_decode.h"
 #include "extender/xalloc.h"
+#include "extender/codec/json_lex.h"
 #include "topology/textbuf.h"
 
 /* ExtenderArgs' fields. */
@@ -44,9 +44,10 @@ static const char *const field_names[NFIELDS] = { "Pod", "Nodes", "NodeNames" };
 
 /* ---- UTF-8 and JSON text ---------------------------------------------- */
 
-/* Plain bytes, UTF-8 sequences, hex digits and code points written back are
- * textbuf.h's (json_skip_plain, utf8_seq_len, json_hex_digit, utf8_put): one
- * definition for what we read and what we write. */
+/* White space, numbers and strings are lexed by json_lex.c (shared with the
+ * Pod's builder, doc_text.c); plain bytes, UTF-8 sequences, hex digits and
+ * code points written back are textbuf.h's: one definition for what we read
+ * and what we write. */
 
 static unsigned read_hex4(const char *s)
 {
@@ -195,91 +196,31 @@ static bool scan_fail(struct scan *sc, size_t at, const char *problem)
 
 static void scan_ws(struct scan *sc)
 {
-	while (sc->pos < sc->len) {
-		char c = sc->b[sc->pos];
-
-		if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
-			break;
-		sc->pos++;
-	}
+	sc->pos = json_ws_end(sc->b, sc->pos, sc->len);
 }
 
-/* A double-quoted string at sc->pos. Every byte of the body that is not
- * structure passes through here, so the common bytes take one test each. */
+/* A double-quoted string at sc->pos (json_lex.c holds the rules). */
 static bool scan_string(struct scan *sc, bool key)
 {
-	const unsigned char *b = (const unsigned char *)sc->b;
-	size_t i = sc->pos + 1, n;
+	size_t at;
+	unsigned flags;
 
-	for (;;) {
-		i = json_skip_plain(b, i, sc->len);
-		if (i >= sc->len)
-			return scan_fail(sc, sc->pos, "unterminated string");
-		if (b[i] == '"') {
-			sc->pos = i + 1;
-			return true;
-		}
-		if (b[i] == '\\') {
-			if (i + 1 < sc->len && b[i + 1] == 'u') {
-				if (sc->len - i < 6 || !isxdigit(b[i + 2]) || !isxdigit(b[i + 3]) ||
-				    !isxdigit(b[i + 4]) || !isxdigit(b[i + 5]))
-					return scan_fail(sc, i, "bad escape");
-				if (key && memcmp(b + i + 2, "0000", 4) == 0)
-					sc->nul_key = true;
-				i += 6;
-			} else if (i + 1 < sc->len) {
-				if (strchr("\"\\/bfnrt", b[i + 1]) == NULL || b[i + 1] == '\0')
-					return scan_fail(sc, i, "bad escape");
-				i += 2;
-			} else {
-				return scan_fail(sc, sc->pos, "unterminated string");
-			}
-		} else if (b[i] < 0x20) {
-			return scan_fail(sc, i, "unescaped control character in a string");
-		} else if ((n = utf8_seq_len(b + i, sc->len - i)) == 0) {
-			return scan_fail(sc, i, "invalid UTF-8");
-		} else {
-			i += n;
-		}
+	switch (json_string_scan((const unsigned char *)sc->b, sc->pos, sc->len, true, &at, &flags)) {
+	case JSON_STR_OK:
+		if (key && (flags & JSON_STR_NUL))
+			sc->nul_key = true;
+		sc->pos = at;
+		return true;
+	case JSON_STR_UNTERMINATED:
+		return scan_fail(sc, at, "unterminated string");
+	case JSON_STR_BAD_ESCAPE:
+		return scan_fail(sc, at, "bad escape");
+	case JSON_STR_CONTROL:
+		return scan_fail(sc, at, "unescaped control character in a string");
+	case JSON_STR_BAD_UTF8:
+		break;
 	}
-}
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-/* RFC 8259 number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
-static bool rfc_number(const char *s, size_t n)
-{
-	size_t i = 0;
-
-	if (i < n && s[i] == '-')
-		i++;
-	if (i < n && s[i] == '0') {
-		i++;
-	} else if (i < n && s[i] >= '1' && s[i] <= '9') {
-		while (i < n && is_digit(s[i]))
-			i++;
-	} else {
-		return false;
-	}
-	if (i < n && s[i] == '.') {
-		if (++i >= n || !is_digit(s[i]))
-			return false;
-		while (i < n && is_digit(s[i]))
-			i++;
-	}
-	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-		i++;
-		if (i < n && (s[i] == '+' || s[i] == '-'))
-			i++;
-		if (i >= n || !is_digit(s[i]))
-			return false;
-		while (i < n && is_digit(s[i]))
-			i++;
-	}
-	return i == n;
+	return scan_fail(sc, at, "invalid UTF-8");
 }
 
 /* A literal or number. json-c also takes NaN, Infinity, -Infinity and "1."
@@ -288,6 +229,7 @@ static bool rfc_number(const char *s, size_t n)
 static bool scan_scalar(struct scan *sc)
 {
 	size_t start = sc->pos, n;
+	bool real;
 	const char *t = sc->b + start;
 
 	while (sc->pos < sc->len && strchr(" \t\n\r,]}:", sc->b[sc->pos]) == NULL)
@@ -295,7 +237,7 @@ static bool scan_scalar(struct scan *sc)
 	n = sc->pos - start;
 	if ((n == 4 && memcmp(t, "true", 4) == 0) ||
 	    (n == 5 && memcmp(t, "false", 5) == 0) ||
-	    (n == 4 && memcmp(t, "null", 4) == 0) || rfc_number(t, n))
+	    (n == 4 && memcmp(t, "null", 4) == 0) || (n > 0 && json_number_len(t, n, &real) == n))
 		return true;
 	return scan_fail(sc, start, "not a JSON value (NaN, Infinity or a malformed number)");
 }

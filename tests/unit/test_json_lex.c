@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* extender/codec/json_lex: the RFC 8259 lexing shared by the request scan
+ * (wire.c) and the Pod's builder (doc_text.c): numbers by their longest
+ * valid prefix, strings with every problem at its byte, white space. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "extender/codec/json_lex.h"
+
+static void numbers(void **state)
+{
+	static const struct {
+		const char *text;
+		size_t len;
+		bool real;
+	} cases[] = {
+		{ "", 0, false },        { "-", 0, false },       { "0", 1, false },
+		{ "-0", 2, false },      { "01", 1, false },      { "120", 3, false },
+		{ "1.", 1, false },      { "1.5", 3, true },      { "-0.25e+3", 8, true },
+		{ "1e", 1, false },      { "1e-", 1, false },     { "1E7", 3, true },
+		{ "2.5e", 3, true },     { "+1", 0, false },      { ".5", 0, false },
+		{ "NaN", 0, false },     { "12,", 2, false },     { "9e9}", 3, true },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		bool real = !cases[i].real;
+		size_t got = json_number_len(cases[i].text, strlen(cases[i].text), &real);
+
+		if (got != cases[i].len || (got > 0 && real != cases[i].real))
+			fail_msg("\"%s\": length %zu real %d, expected %zu real %d", cases[i].text, got,
+				 real, cases[i].len, cases[i].real);
+	}
+}
+
+static void strings(void **state)
+{
+	static const struct {
+		const char *text;
+		bool utf8;
+		enum json_str_status status;
+		size_t at;
+		unsigned flags;
+	} cases[] = {
+		{ "\"abc\" ", true, JSON_STR_OK, 5, 0 },
+		{ "\"a\\nb\"", true, JSON_STR_OK, 6, JSON_STR_ESCAPED },
+		{ "\"\\u0000\"", true, JSON_STR_OK, 8, JSON_STR_ESCAPED | JSON_STR_NUL },
+		{ "\"\\u00e9\"", true, JSON_STR_OK, 8, JSON_STR_ESCAPED },
+		{ "\"abc", true, JSON_STR_UNTERMINATED, 0, 0 },
+		{ "\"ab\\", true, JSON_STR_UNTERMINATED, 0, 0 },
+		{ "\"a\\x\"", true, JSON_STR_BAD_ESCAPE, 2, 0 },
+		{ "\"a\\u12\"", true, JSON_STR_BAD_ESCAPE, 2, 0 },
+		{ "\"a\\u12g4\"", true, JSON_STR_BAD_ESCAPE, 2, 0 },
+		{ "\"a\tb\"", true, JSON_STR_CONTROL, 2, 0 },
+		{ "\"a\xc0\xaf\"", true, JSON_STR_BAD_UTF8, 2, 0 },
+		{ "\"a\xc0\xaf\"", false, JSON_STR_OK, 5, 0 },
+		{ "\"\xc3\xa9\"", true, JSON_STR_OK, 4, 0 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *t = cases[i].text;
+		size_t at = 99;
+		unsigned flags = 99;
+		enum json_str_status st =
+			json_string_scan((const unsigned char *)t, 0, strlen(t), cases[i].utf8, &at, &flags);
+
+		if (st != cases[i].status || at != cases[i].at ||
+		    (st == JSON_STR_OK && flags != cases[i].flags))
+			fail_msg("case %zu: status %d at %zu flags %u, expected %d at %zu flags %u", i,
+				 st, at, flags, cases[i].status, cases[i].at, cases[i].flags);
+	}
+}
+
+static void white_space(void **state)
+{
+	(void)state;
+	assert_int_equal(json_ws_end(" \t\r\n x", 0, 6), 5);
+	assert_int_equal(json_ws_end("  ", 0, 2), 2);
+	assert_int_equal(json_ws_end("a ", 0, 2), 0);
+	assert_int_equal(json_ws_end("\v", 0, 1), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(numbers),
+		cmocka_unit_test(strings),
+		cmocka_unit_test(white_space),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
