@@ -292,6 +292,21 @@ static void pod_memory(const struct pod_demand *pd, struct demand_amount **out, 
 	free(apps);
 }
 
+/* A zero request is no request: the memory manager's hints for a zero
+ * amount fit every mask (single NUMA nodes preferred), so such a type never
+ * narrows the merge, and a size no zone publishes must not fail the pod.
+ * Dropped only after pod_memory, where an app container's zero still makes
+ * its type one the init containers' maximum counts for. */
+static void drop_zero_amounts(struct demand_amount *a, size_t *n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < *n; i++)
+		if (a[i].amount != 0)
+			a[k++] = a[i];
+	*n = k;
+}
+
 /* Equal resource names become one pointer (the first seen, borrowed from the
  * same pod_spec), so that the judge's per-judgement name cache, keyed by
  * pointer, resolves each name once. At most DEMAND_NAMES distinct names are
@@ -363,6 +378,9 @@ enum err pod_demand_new(const struct pod_spec *pod, struct pod_demand **out,
 	pd->pod_cpus = init_max > i64_add_sat(app_sum, sidecar_sum) ? init_max
 								     : i64_add_sat(app_sum, sidecar_sum);
 	pod_memory(pd, &pd->pod_memory, &pd->npod_memory);
+	drop_zero_amounts(pd->pod_memory, &pd->npod_memory);
+	for (i = 0; i < pd->ncontainers; i++)
+		drop_zero_amounts(pd->containers[i].memory, &pd->containers[i].nmemory);
 	pod_devices(pd, &pd->pod_devices, &pd->npod_devices);
 	share_demand_names(pd);
 out:
