@@ -27,6 +27,10 @@ enum pod_state {
 	POD_REFLECTED,  /* the NRT includes it (or it takes nothing) */
 	POD_ASSUMED,    /* taken off its node's zones */
 	POD_DEPARTED,   /* deleted or terminal, still taken off until a flush */
+	/* Bound to a node that had no inventory when the pod was recorded:
+	 * judged by the list-time rule when the inventory arrives. Takes
+	 * nothing until then (there is nothing to take from). */
+	POD_AWAITING,
 };
 
 /* An amount a pod takes from one zone, or from every zone listing the
@@ -47,6 +51,7 @@ struct lpod {
 	bool seen;         /* reported by the pod watch (not only by our bind) */
 	bool listed;       /* in the list being applied */
 	int64_t assumed_ms;
+	int64_t scheduled_ms;  /* PodScheduled time (bind: the bind), 0: unknown */
 	struct usage *usage;
 	size_t nusage;
 	int64_t priority;
@@ -413,6 +418,7 @@ static bool compute_usage(struct ledger *l, struct lpod *p, char *why, size_t wh
 	return admit;
 }
 
+/* Takes the pod's amounts off its node (the caller republishes the node). */
 static void assume(struct ledger *l, struct lpod *p)
 {
 	compute_usage(l, p, NULL, 0);
@@ -422,10 +428,51 @@ static void assume(struct ledger *l, struct lpod *p)
 	}
 	p->state = POD_ASSUMED;
 	p->assumed_ms = store_now_ms();
-	mark_dirty(l, p->node);
 	log_debug("pod assumed", "namespace=%s pod=%s node=%s mode=%s resources=%zu",
 		  log_q(p->spec.namespace_), log_q(p->spec.name), log_q(p->node->name),
 		  ledger_mode_name(l->o.mode), p->nusage);
+}
+
+/* The list-time rule: a pod scheduled at least assumeTTL ago is in the NRT
+ * already; one scheduled since, or at an unknown time, is not. */
+static bool bound_long_ago(const struct ledger *l, const struct lpod *p)
+{
+	return p->scheduled_ms > 0 && store_now_ms() - p->scheduled_ms >= l->o.assume_ttl_ms;
+}
+
+/* A pod the NRT already includes: reflected, and a pod we decided still
+ * gets its placement remembered (preemption reads it). */
+static void reflect_known(struct ledger *l, struct lpod *p)
+{
+	p->state = POD_REFLECTED;
+	if (p->decided != LEDGER_DECIDED_UNKNOWN) {
+		compute_usage(l, p, NULL, 0);
+		usage_free(p);
+	}
+}
+
+/* The node's inventory has arrived: pods recorded before it are settled by
+ * the rule a list applies, whatever came first (a restart lists pods
+ * before NRTs; a new node's pods may bind before its agent publishes). */
+static void settle_awaiting(struct ledger *l, struct lnode *n)
+{
+	size_t i, assumed = 0;
+
+	for (i = 0; i < n->npods; i++) {
+		struct lpod *p = n->pods[i];
+
+		if (p->state != POD_AWAITING)
+			continue;
+		if (bound_long_ago(l, p)) {
+			reflect_known(l, p);
+		} else {
+			assume(l, p);
+			assumed += p->state == POD_ASSUMED;
+		}
+	}
+	if (assumed > 0)
+		log_info("pods bound before their node's inventory arrived are assumed", "node=%s pods=%zu",
+			 log_q(n->name), assumed);
 }
 
 /* --- flushes --- */
@@ -540,6 +587,7 @@ static struct store_node *overlay(void *arg, const char *name, const struct stor
 		store_node_unref(n->base);
 		n->base = (struct store_node *)(uintptr_t)base;
 	}
+	settle_awaiting(l, n);
 	if (n->flushed_base_id != base->id) {
 		n->flushed_base_id = base->id;
 		flush(l, n, base->inventory);
@@ -703,7 +751,7 @@ static void depart(struct ledger *l, struct lpod *p)
 		bury(l, p);
 	if (p->state == POD_ASSUMED)
 		p->state = POD_DEPARTED;
-	else if (p->state == POD_REFLECTED)
+	else if (p->state != POD_DEPARTED)
 		pod_remove(l, p);
 }
 
@@ -739,19 +787,19 @@ static void upsert(struct ledger *l, struct ledger_pod_info *info, bool from_lis
 		p->checked = true;
 		l->checked++;
 	}
-	if (p->node->base == NULL)
-		goto out; /* no inventory: nothing to take from */
-	if (from_list && info->scheduled_ms > 0 &&
-	    store_now_ms() - info->scheduled_ms >= l->o.assume_ttl_ms) {
-		/* Bound long before we looked: the NRT has it. A pod we
-		 * decided still gets its placement remembered. */
-		if (p->decided != LEDGER_DECIDED_UNKNOWN) {
-			compute_usage(l, p, NULL, 0);
-			usage_free(p);
-		}
+	p->scheduled_ms = info->scheduled_ms;
+	if (p->node->base == NULL) {
+		/* Nothing to take from yet: settled when the node's
+		 * inventory arrives (a restart lists pods before NRTs). */
+		p->state = POD_AWAITING;
+		goto out;
+	}
+	if (from_list && bound_long_ago(l, p)) {
+		reflect_known(l, p);
 		goto out;
 	}
 	assume(l, p);
+	mark_dirty(l, p->node);
 out:
 	pod_spec_cleanup(info->spec);
 }
@@ -887,7 +935,10 @@ enum ledger_bind_result ledger_bind(struct ledger *l, const struct pod_spec *spe
 			p->decided = LEDGER_DECIDED_PASS;
 			p->decided_version = xstrdup(p->node->base->version);
 		}
-		if (p->node->base) {
+		p->scheduled_ms = store_now_ms();
+		if (p->node->base == NULL) {
+			p->state = POD_AWAITING;
+		} else {
 			/* kube-scheduler may have filtered this pod before an
 			 * earlier pod's bind arrived: check again, under the
 			 * lock that orders every assumption. */
@@ -1073,6 +1124,8 @@ bool ledger_kubelet_rejected(struct ledger *l, const char *uid, struct ledger_po
 				l->gone[k].rejected = l->gone[k].checked = true;
 		/* The kubelet never admitted it: it holds nothing, whatever
 		 * the NRT says next. */
+		if (p->state == POD_AWAITING)
+			p->state = POD_REFLECTED;
 		if (taken(p)) {
 			mark_dirty(l, p->node);
 			if (p->state == POD_DEPARTED) {
@@ -1167,7 +1220,9 @@ void ledger_stats(struct ledger *l, struct ledger_stats *out)
 
 static const char *state_name(enum pod_state s)
 {
-	return s == POD_ASSUMED ? "assumed" : s == POD_DEPARTED ? "departed" : "reflected";
+	static const char *const names[] = { "reflected", "assumed", "departed", "awaitingInventory" };
+
+	return names[s];
 }
 
 static struct json_object *node_json(const struct ledger *l, const struct lnode *n, int64_t now)

@@ -233,37 +233,52 @@ static void stop_extender(struct cluster *c)
 	unlink(c->s.log);
 }
 
-/* Every recorded decision replays to the same answer: the log holds the
- * inventories minus the ledger that the decisions were made on. */
-static void replay_is_identical(struct cluster *c)
+/* Replays one decision log file: the calls it held, every one identical. */
+static unsigned long replay_file(const char *path)
 {
 	char cmd[512];
 	int status;
+	unsigned long calls = 0, same = 0;
 
-	snprintf(cmd, sizeof cmd, "%s replay --log %s > %s.replay 2>&1", spawn_serve_bin(), c->s.decisions, c->s.decisions);
+	snprintf(cmd, sizeof cmd, "%s replay --log %s > %s.replay 2>&1", spawn_serve_bin(), path, path);
 	status = system(cmd);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		snprintf(cmd, sizeof cmd, "tail -5 %s.replay >&2", c->s.decisions);
+		snprintf(cmd, sizeof cmd, "tail -5 %s.replay >&2", path);
 		if (system(cmd) != 0)
 			print_message("cannot show the replay output\n");
-		fail_msg("replay of the burst's decision log differs (exit %d)", WEXITSTATUS(status));
+		fail_msg("replay of %s differs (exit %d)", path, WEXITSTATUS(status));
 	}
-	snprintf(cmd, sizeof cmd, "%s.replay", c->s.decisions);
+	snprintf(cmd, sizeof cmd, "%s.replay", path);
 	{
 		char *out = read_file_or_die(cmd, NULL), *at = strstr(out, " calls replayed: ");
-		unsigned long calls = 0, same = 0;
 
 		assert_non_null(at);
 		while (at > out && at[-1] >= '0' && at[-1] <= '9')
 			at--;
 		assert_int_equal(sscanf(at, "%lu calls replayed: %lu identical", &calls, &same), 2);
-		/* Filter and prioritize of every attempt. */
-		assert_true(calls >= 2 * FIT);
 		assert_int_equal(same, calls);
 		free(out);
 	}
 	unlink(cmd);
-	unlink(c->s.decisions);
+	unlink(path);
+	return calls;
+}
+
+/* Every recorded decision replays to the same answer: the log holds the
+ * inventories minus the ledger that the decisions were made on. A restart
+ * starts a new file (the old one becomes .1, .2, ...): files in all. */
+static void replay_is_identical(struct cluster *c, int files)
+{
+	unsigned long calls = replay_file(c->s.decisions);
+	char path[128];
+	int i;
+
+	for (i = 1; i < files; i++) {
+		snprintf(path, sizeof path, "%s.%d", c->s.decisions, i);
+		calls += replay_file(path);
+	}
+	/* Filter and prioritize of every attempt. */
+	assert_true(calls >= 2 * FIT);
 }
 
 /* Polls the ledger of node n until it lists uid (the watch delivered it). */
@@ -428,11 +443,23 @@ static void create_pods(struct cluster *c, int count, const char *prefix)
 	}
 }
 
-static void run_burst(const char *mode, bool bind_verb)
+/* The extender dies (SIGKILL, as a crashed or evicted sidecar) and comes
+ * back with nothing but what the API server tells it. */
+static void restart_extender(struct cluster *c)
+{
+	assert_int_equal(kill(c->s.pid, SIGKILL), 0);
+	assert_int_equal(waitpid(c->s.pid, NULL, 0), c->s.pid);
+	child = -1;
+	start_extender(c);
+}
+
+/* The burst; with restarts, the extender is killed after the 13th and the
+ * 26th pod of the first round and started again. */
+static void run_burst(const char *mode, bool bind_verb, bool restarts)
 {
 	struct cluster c;
 	struct http_client *h;
-	int i, n, z, placed = 0, first_round = 0, round;
+	int i, n, z, placed = 0, first_round = 0, round, restarted = 0;
 	char *body = NULL;
 
 	cluster_start(&c, false);
@@ -445,9 +472,14 @@ static void run_burst(const char *mode, bool bind_verb)
 	for (round = 0; round < 6; round++) {
 		int progress = 0;
 
-		for (i = 0; i < PODS; i++)
+		for (i = 0; i < PODS; i++) {
 			if (c.pods[i].node < 0 && schedule(&c, h, &c.pods[i], bind_verb))
 				progress++;
+			if (restarts && round == 0 && (i == 12 || i == 25)) {
+				restart_extender(&c);
+				restarted++;
+			}
+		}
 		placed += progress;
 		if (round == 0)
 			first_round = progress;
@@ -464,8 +496,8 @@ static void run_burst(const char *mode, bool bind_verb)
 		if (progress == 0)
 			break;
 	}
-	print_message("%s, %s: %d placed in the burst, %d in all\n", mode, bind_verb ? "bind verb" : "watch",
-		      first_round, placed);
+	print_message("%s, %s%s: %d placed in the burst, %d in all\n", mode, bind_verb ? "bind verb" : "watch",
+		      restarts ? ", two restarts" : "", first_round, placed);
 	assert_int_equal(c.admission_errors, 0);
 	assert_int_equal(placed, FIT);
 	if (strcmp(mode, "predicted") == 0)
@@ -482,7 +514,7 @@ static void run_burst(const char *mode, bool bind_verb)
 	assert_true(serve_cluster_metric(&c.s, "numa_extender_ledger_flushes_total{cause=\"fingerprint\"} ") >= FIT);
 	assert_int_equal(serve_cluster_metric(&c.s, "numa_extender_ledger_flushes_total{cause=\"ttl\"} "), 0);
 	assert_int_equal(serve_cluster_metric(&c.s, "numa_extender_ledger_pods "), FIT);
-	if (bind_verb)
+	if (bind_verb && !restarts)
 		assert_int_equal(serve_cluster_metric(&c.s, "numa_extender_binds_total{result=\"ok\"} "), FIT);
 	assert_int_equal(serve_cluster_get(&c.s, "/ledger", &body), 200);
 	assert_non_null(strstr(body, "\"assumed\":0"));
@@ -490,7 +522,7 @@ static void run_burst(const char *mode, bool bind_verb)
 	free(body);
 	http_client_free(h);
 	stop_extender(&c);
-	replay_is_identical(&c);
+	replay_is_identical(&c, 1 + restarted);
 	fake_apiserver_stop(c.s.api);
 }
 
@@ -622,25 +654,40 @@ static void bind_refuses_a_pod_that_no_longer_fits(void **state)
 static void burst_predicted_bind_verb(void **state)
 {
 	(void)state;
-	run_burst("predicted", true);
+	run_burst("predicted", true, false);
 }
 
 static void burst_predicted_watch(void **state)
 {
 	(void)state;
-	run_burst("predicted", false);
+	run_burst("predicted", false, false);
 }
 
 static void burst_pessimistic_bind_verb(void **state)
 {
 	(void)state;
-	run_burst("pessimistic", true);
+	run_burst("pessimistic", true, false);
 }
 
 static void burst_pessimistic_watch(void **state)
 {
 	(void)state;
-	run_burst("pessimistic", false);
+	run_burst("pessimistic", false, false);
+}
+
+/* A restart at any point of a burst over-commits nothing: the pods bound
+ * seconds before it are listed before their nodes' NRTs arrive and are
+ * assumed when they do (the NRTs still predate them). */
+static void burst_survives_restarts_bind_verb(void **state)
+{
+	(void)state;
+	run_burst("predicted", true, true);
+}
+
+static void burst_survives_restarts_watch(void **state)
+{
+	(void)state;
+	run_burst("predicted", false, true);
 }
 
 int main(void)
@@ -650,6 +697,8 @@ int main(void)
 		cmocka_unit_test_teardown(burst_predicted_watch, kill_child),
 		cmocka_unit_test_teardown(burst_pessimistic_bind_verb, kill_child),
 		cmocka_unit_test_teardown(burst_pessimistic_watch, kill_child),
+		cmocka_unit_test_teardown(burst_survives_restarts_bind_verb, kill_child),
+		cmocka_unit_test_teardown(burst_survives_restarts_watch, kill_child),
 		cmocka_unit_test_teardown(pods_watch_follows_the_api, kill_child),
 		cmocka_unit_test_teardown(bind_refuses_a_pod_that_no_longer_fits, kill_child),
 	};

@@ -64,6 +64,9 @@ void serve_cluster_launch(struct serve_cluster *c)
 {
 	const char *argv[] = { spawn_serve_bin(), "serve", "--config", c->config, NULL };
 
+	/* A relaunch must not find the last run's port in its log before the
+	 * child has truncated it. */
+	unlink(c->log);
 	c->pid = spawn_process(argv, c->log);
 }
 

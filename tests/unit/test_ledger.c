@@ -384,6 +384,78 @@ static void ledger_list_counts_old_pods_as_reflected(void **state)
 	fix_stop(&f);
 }
 
+/* Pods recorded before their node's inventory (a restart lists pods before
+ * NRTs; a new node's pods may bind before its agent publishes) are settled
+ * when it arrives, by the list's rule: scheduled within assumeTTL (or at an
+ * unknown time) is assumed, earlier is in the NRT already. Listed, watched
+ * and bound through us alike. */
+static void ledger_pods_before_their_inventory_are_assumed_on_arrival(void **state)
+{
+	struct fix f;
+	struct pod_spec spec;
+	struct ledger_stats st;
+	char why[320], *json;
+
+	(void)state;
+	fix_start(&f, LEDGER_PREDICTED, 30000, 600000);
+	ledger_list_begin(f.ledger);
+	bound(f.ledger, "recent", "recent", "n1", 4, 1, true, store_now_ms() - 1000);
+	bound(f.ledger, "old", "old", "n1", 4, 1, true, store_now_ms() - 3600 * 1000);
+	bound(f.ledger, "when", "when", "n1", 4, 1, true, 0);
+	ledger_list_end(f.ledger, true);
+	bound(f.ledger, "watched", "watched", "n1", 4, 1, false, store_now_ms());
+	pod_spec_of("ours", 4, 1, &spec);
+	assert_int_equal(ledger_bind(f.ledger, &spec, "ours", "n1", why, sizeof why), LEDGER_BIND_ADDED);
+	pod_spec_cleanup(&spec);
+	ledger_stats(f.ledger, &st);
+	assert_int_equal(st.pods, 5);
+	assert_int_equal(st.assumed, 0); /* nothing to take from yet */
+	json = ledger_json(f.ledger, "n1");
+	assert_non_null(strstr(json, "\"state\":\"awaitingInventory\""));
+	free(json);
+	/* The inventory arrives (no fingerprint: it says nothing of pods). */
+	publish(f.store, nrt_text("n1", 1, NULL, NULL, 16, 4));
+	ledger_stats(f.ledger, &st);
+	assert_int_equal(st.pods, 5);
+	assert_int_equal(st.assumed, 4);
+	assert_int_equal(avail(f.store, "n1", "cpu", 0), 0);
+	assert_int_equal(avail(f.store, "n1", "nvidia.com/gpu", 0), 0);
+	assert_int_equal(avail(f.store, "n1", "cpu", 1), 16);
+	/* The next update of the same NRT settles nothing more: still held
+	 * until assumeTTL or a fingerprint says so. */
+	publish(f.store, nrt_text("n1", 2, NULL, NULL, 16, 4));
+	ledger_stats(f.ledger, &st);
+	assert_int_equal(st.assumed, 4);
+	/* A pod that left before the inventory came takes nothing. */
+	ledger_pod_deleted(f.ledger, "old");
+	ledger_stats(f.ledger, &st);
+	assert_int_equal(st.pods, 4);
+	fix_stop(&f);
+}
+
+/* The NRT that arrives may already include them: a matching fingerprint
+ * settles the pods it was counted with at once. */
+static void ledger_first_inventory_with_their_fingerprint_holds_nothing(void **state)
+{
+	static const char *const names[] = { "a", "b" };
+	struct fix f;
+	struct ledger_stats st;
+	char fp[PODFINGERPRINT_LEN + 1];
+
+	(void)state;
+	fix_start(&f, LEDGER_PREDICTED, 30000, 600000);
+	bound(f.ledger, "a", "a", "n1", 4, 1, false, store_now_ms());
+	bound(f.ledger, "b", "b", "n1", 4, 1, false, store_now_ms());
+	fingerprint_of(names, 2, fp);
+	publish(f.store, nrt_text("n1", 1, fp, NULL, 8, 2));
+	ledger_stats(f.ledger, &st);
+	assert_int_equal(st.pods, 2);
+	assert_int_equal(st.assumed, 0);
+	assert_int_equal(avail(f.store, "n1", "cpu", 0), 8);
+	assert_int_equal(st.flushed_fingerprint, 2);
+	fix_stop(&f);
+}
+
 static void ledger_bind_records_at_once_and_undoes(void **state)
 {
 	struct fix f;
@@ -757,6 +829,8 @@ int main(void)
 		cmocka_unit_test(ledger_effective_nrt_is_the_effective_snapshot),
 		cmocka_unit_test(ledger_needs_no_source_json),
 		cmocka_unit_test(ledger_list_counts_old_pods_as_reflected),
+		cmocka_unit_test(ledger_pods_before_their_inventory_are_assumed_on_arrival),
+		cmocka_unit_test(ledger_first_inventory_with_their_fingerprint_holds_nothing),
 		cmocka_unit_test(ledger_bind_records_at_once_and_undoes),
 		cmocka_unit_test(ledger_bind_revalidates),
 		cmocka_unit_test(ledger_exclusive_method_counts_exclusive_pods_only),
