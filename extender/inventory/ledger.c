@@ -17,6 +17,7 @@
 #include "extender/codec/encode.h"
 #include "extender/log.h"
 #include "extender/inventory/strhash.h"
+#include "extender/inventory/uidset.h"
 #include "extender/xalloc.h"
 #include "topology/demand.h"
 #include "topology/exclusive.h"
@@ -61,7 +62,6 @@ struct lpod {
 	char *decided_version;
 	bool known;
 	bool checked;      /* the kubelet's verdict was seen */
-	bool rejected;     /* the kubelet's rejection was reported */
 	uint64_t numa_ids;
 	struct usage *placed;
 	size_t nplaced;
@@ -86,7 +86,7 @@ struct memo {
 
 struct gone {
 	struct ledger_pod_view v;    /* uid NULL: free slot */
-	bool checked, rejected;
+	bool checked;
 };
 
 struct lnode {
@@ -126,6 +126,9 @@ struct ledger {
 	struct gone *gone;
 	size_t gone_next;
 	uint64_t checked;            /* predictions the kubelet's verdict checked */
+	/* UIDs whose kubelet rejection has been reported: each is reported
+	 * once, whatever updates of the Failed pod follow. */
+	struct uidset *reported;
 };
 
 const char *ledger_mode_name(enum ledger_mode m)
@@ -741,7 +744,6 @@ static void bury(struct ledger *l, const struct lpod *p)
 	ledger_pod_view_cleanup(&g->v);
 	view_of(p, &g->v);
 	g->checked = p->checked;
-	g->rejected = p->rejected;
 }
 
 /* Gone from the API: an assumption stays until a flush settles it. */
@@ -1072,11 +1074,11 @@ bool ledger_kubelet_rejected(struct ledger *l, const char *uid, struct ledger_po
 
 	memset(out, 0, sizeof *out);
 	pthread_mutex_lock(&l->lock);
-	p = *slot(l, uid);
-	if (p && p->rejected) {
+	if (!uidset_add(l->reported, uid)) {
 		pthread_mutex_unlock(&l->lock);
-		return false;
+		return false; /* reported already */
 	}
+	p = *slot(l, uid);
 	if (p == NULL) {
 		/* Gone already (the pod watch's DELETED came first)? */
 		size_t k, i;
@@ -1086,11 +1088,6 @@ bool ledger_kubelet_rejected(struct ledger *l, const char *uid, struct ledger_po
 
 			if (g->v.uid == NULL || strcmp(g->v.uid, uid) != 0)
 				continue;
-			if (g->rejected) {
-				pthread_mutex_unlock(&l->lock);
-				return false;
-			}
-			g->rejected = true;
 			*out = g->v;
 			out->uid = xstrdup(g->v.uid);
 			out->namespace_ = xstrdup(g->v.namespace_);
@@ -1113,7 +1110,6 @@ bool ledger_kubelet_rejected(struct ledger *l, const char *uid, struct ledger_po
 	if (p) {
 		size_t k;
 
-		p->rejected = true;
 		view_of(p, out);
 		if (!p->checked && p->decided != LEDGER_DECIDED_UNKNOWN) {
 			p->checked = true;
@@ -1121,7 +1117,7 @@ bool ledger_kubelet_rejected(struct ledger *l, const char *uid, struct ledger_po
 		}
 		for (k = 0; k < LEDGER_MEMO_PODS; k++)
 			if (l->gone[k].v.uid && strcmp(l->gone[k].v.uid, uid) == 0)
-				l->gone[k].rejected = l->gone[k].checked = true;
+				l->gone[k].checked = true;
 		/* The kubelet never admitted it: it holds nothing, whatever
 		 * the NRT says next. */
 		if (p->state == POD_AWAITING)
@@ -1142,6 +1138,20 @@ bool ledger_kubelet_rejected(struct ledger *l, const char *uid, struct ledger_po
 	return true;
 }
 
+void ledger_kubelet_rejection_known(struct ledger *l, const char *uid)
+{
+	pthread_mutex_lock(&l->lock);
+	uidset_add(l->reported, uid);
+	pthread_mutex_unlock(&l->lock);
+}
+
+void ledger_kubelet_rejection_deleted(struct ledger *l, const char *uid)
+{
+	pthread_mutex_lock(&l->lock);
+	uidset_remove(l->reported, uid);
+	pthread_mutex_unlock(&l->lock);
+}
+
 /* --- lifetime, stats, inspection --- */
 
 struct ledger *ledger_new(struct store *store, const struct ledger_options *o)
@@ -1156,6 +1166,7 @@ struct ledger *ledger_new(struct store *store, const struct ledger_options *o)
 	l->table = xcalloc(l->buckets, sizeof *l->table);
 	l->memos = xcalloc(LEDGER_MEMO_PODS, sizeof *l->memos);
 	l->gone = xcalloc(LEDGER_MEMO_PODS, sizeof *l->gone);
+	l->reported = uidset_new(LEDGER_REJECTIONS_KEPT);
 	store_set_overlay(store, overlay, l);
 	return l;
 }
@@ -1183,6 +1194,7 @@ void ledger_free(struct ledger *l)
 	}
 	free(l->memos);
 	free(l->gone);
+	uidset_free(l->reported);
 	free(l->nodes);
 	free(l->table);
 	free(l->dirty);

@@ -154,9 +154,19 @@ void ledger_pod_views_free(struct ledger_pod_view *v, size_t n);
  * prediction checked, and an assumption for it is dropped at once (the
  * kubelet never admitted it, so it holds nothing). A pod the pod watch
  * already reported gone is found among the last LEDGER_MEMO_PODS departed
- * pods we had decided. Returns false when this pod's rejection was reported
- * already (out is then left zeroed). */
+ * pods we had decided. Returns false when this UID's rejection was reported
+ * already (out is then left zeroed): each is reported once, however often
+ * the Failed pod is updated afterwards, for the last LEDGER_REJECTIONS_KEPT
+ * rejections (uidset.h: 24 bytes each, 384 KiB; kube-controller-manager
+ * deletes terminated pods past 12,500 by default, so a pod that still
+ * exists is among them). */
+#define LEDGER_REJECTIONS_KEPT 16384
 bool ledger_kubelet_rejected(struct ledger *l, const char *uid, struct ledger_pod_view *out);
+/* A rejection that happened before we looked (the first list of Failed
+ * pods): not news, never reported, but later updates of it are not either. */
+void ledger_kubelet_rejection_known(struct ledger *l, const char *uid);
+/* The Failed pod was deleted: its UID never comes back. */
+void ledger_kubelet_rejection_deleted(struct ledger *l, const char *uid);
 
 struct ledger_stats {
 	uint64_t pods;               /* live pods known */

@@ -25,6 +25,9 @@ struct source_pods {
 	 * (as kube-apiserver's watch cache does); this watch sees it enter
 	 * phase Failed, with status.reason. */
 	struct kube_reflector *failed;
+	/* A complete list of Failed pods has been applied: rejections listed
+	 * after it (a relist) are news, those of the first list are not. */
+	bool failed_listed;
 	struct decision_log *_Atomic decisions;
 };
 
@@ -290,19 +293,38 @@ static const struct kube_reflector_ops pod_ops = {
 
 static void failed_list_begin(void *arg)
 {
-	(void)arg; /* pods that failed before we looked are not news */
+	(void)arg;
 }
 
+/* Pods that failed before we first looked are not news: remembered so that
+ * their later updates are not reported either. A relist (the watch expired)
+ * may hold rejections that happened meanwhile: those are reported, once. */
 static void failed_list_item(void *arg, struct json_object *item)
 {
-	(void)arg;
-	(void)item;
+	struct source_pods *s = arg;
+	struct ledger_pod_info info;
+	struct pod_spec spec;
+	const char *rejected = admission_rejection(item);
+
+	const char *uid = str_at(item, "metadata", "uid");
+
+	if (rejected == NULL || uid == NULL)
+		return;
+	if (!s->failed_listed) {
+		ledger_kubelet_rejection_known(s->ledger, uid);
+		return;
+	}
+	if (pod_info_from_json(item, &info, &spec))
+		kubelet_rejected(s, &info, rejected);
+	pod_spec_cleanup(&spec);
 }
 
 static void failed_list_end(void *arg, bool complete)
 {
-	(void)arg;
-	(void)complete;
+	struct source_pods *s = arg;
+
+	if (complete)
+		s->failed_listed = true;
 }
 
 static void failed_event(void *arg, const char *type, struct json_object *obj)
@@ -310,14 +332,16 @@ static void failed_event(void *arg, const char *type, struct json_object *obj)
 	struct source_pods *s = arg;
 	struct ledger_pod_info info;
 	struct pod_spec spec;
-	const char *rejected;
+	const char *rejected = admission_rejection(obj), *uid = str_at(obj, "metadata", "uid");
 
-	if (strcmp(type, "DELETED") != 0 && (rejected = admission_rejection(obj)) != NULL &&
-	    pod_info_from_json(obj, &info, &spec))
+	if (uid && strcmp(type, "DELETED") == 0) {
+		ledger_kubelet_rejection_deleted(s->ledger, uid);
+		return;
+	}
+	if (rejected && pod_info_from_json(obj, &info, &spec)) {
 		kubelet_rejected(s, &info, rejected);
-	else
-		memset(&spec, 0, sizeof spec);
-	pod_spec_cleanup(&spec);
+		pod_spec_cleanup(&spec);
+	}
 }
 
 static const struct kube_reflector_ops failed_ops = {

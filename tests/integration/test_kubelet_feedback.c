@@ -130,10 +130,98 @@ static void kubelet_rejection_after_our_pass_is_reported(void **state)
 	assert_int_equal(serve_cluster_stop(&e), 0);
 }
 
+/* How many times needle occurs in the file at path. */
+static int count_in_file(const char *path, const char *needle)
+{
+	char *text = read_file_or_die(path, NULL), *at = text;
+	int n = 0;
+
+	while ((at = strstr(at, needle)) != NULL) {
+		n++;
+		at += strlen(needle);
+	}
+	free(text);
+	return n;
+}
+
+/* A Failed pod's later updates (a controller adding an annotation, a
+ * relist after the watch expired, a restart of the extender) are not new
+ * verdicts: one rejection counted, logged and recorded per pod UID. Each
+ * wait ends on a later pod's rejection, which the same watch delivers after
+ * the updates before it, never on time passing. */
+static void a_failed_pod_is_counted_once(void **state)
+{
+	static const char *const pass_metric =
+		"numa_extender_kubelet_rejections_total{reason=\"TopologyAffinityError\",decided=\"pass\"}";
+	static const char *const unknown_metric =
+		"numa_extender_kubelet_rejections_total{reason=\"TopologyAffinityError\",decided=\"unknown\"}";
+	struct serve_cluster e;
+	char *stored, *at;
+	int i;
+
+	(void)state;
+	assert_true(serve_cluster_start_pair(&e, "fb1", TOKEN));
+	assert_true(serve_cluster_place(&e, "p", "u-p", 0, 4, 1, "w1", true));
+	kubelet_rejects(&e, "p", "u-p", 4, 1, "w1");
+	wait_metric(&e, pass_metric, 1);
+	/* Three updates of the Failed pod. */
+	for (i = 0; i < 3; i++) {
+		char annotated[4096];
+
+		stored = fake_apiserver_pod_get(e.api, "pre", "p");
+		assert_non_null(stored);
+		at = strstr(stored, "\"metadata\":{");
+		assert_non_null(at);
+		at += strlen("\"metadata\":{");
+		snprintf(annotated, sizeof annotated, "%.*s\"annotations\":{\"touch\":\"%d\"},%s", (int)(at - stored),
+			 stored, i, at);
+		fake_apiserver_pod_put(e.api, "pre", "p", annotated);
+		free(stored);
+	}
+	assert_true(serve_cluster_place(&e, "x", "u-x", 0, 2, 0, "w2", false));
+	kubelet_rejects(&e, "x", "u-x", 2, 0, "w2");
+	wait_metric(&e, unknown_metric, 1);
+	assert_int_equal(serve_cluster_metric(&e, pass_metric), 1);
+	assert_int_equal(count_in_file(e.log, "msg=\"the kubelet rejected a pod we passed\""), 1);
+	/* The watches expire: every pod is listed again. */
+	fake_apiserver_expire_history(e.api);
+	fake_apiserver_send_error_event_410(e.api);
+	assert_true(serve_cluster_place(&e, "y", "u-y", 0, 2, 0, "w2", false));
+	kubelet_rejects(&e, "y", "u-y", 2, 0, "w2");
+	wait_metric(&e, unknown_metric, 2);
+	assert_int_equal(serve_cluster_metric(&e, pass_metric), 1);
+	/* The decision log holds one record per rejection. */
+	{
+		double t0;
+
+		for (t0 = serve_cluster_now(); serve_cluster_now() - t0 < 10; usleep(20 * 1000))
+			if (access(e.decisions, R_OK) == 0 && count_in_file(e.decisions, "\"uid\":\"u-y\"") == 1)
+				break;
+		assert_int_equal(count_in_file(e.decisions, "\"uid\":\"u-y\""), 1);
+		assert_int_equal(count_in_file(e.decisions, "\"type\":\"kubeletRejection\""), 3);
+	}
+	/* A restart: the Failed pods are there before it looks, not news;
+	 * their updates are not either. */
+	assert_int_equal(serve_cluster_terminate(&e), 0);
+	serve_cluster_launch(&e);
+	assert_true(serve_cluster_wait_ready(&e));
+	stored = fake_apiserver_pod_get(e.api, "pre", "x");
+	assert_non_null(stored);
+	fake_apiserver_pod_put(e.api, "pre", "x", stored);
+	free(stored);
+	assert_true(serve_cluster_place(&e, "z", "u-z", 0, 2, 0, "w2", false));
+	kubelet_rejects(&e, "z", "u-z", 2, 0, "w2");
+	wait_metric(&e, unknown_metric, 1);
+	assert_int_equal(serve_cluster_metric(&e, pass_metric), 0);
+	assert_int_equal(count_in_file(e.log, "msg=\"the kubelet rejected a pod\""), 1);
+	assert_int_equal(serve_cluster_stop(&e), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(kubelet_rejection_after_our_pass_is_reported),
+		cmocka_unit_test(a_failed_pod_is_counted_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

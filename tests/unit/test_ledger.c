@@ -456,6 +456,52 @@ static void ledger_first_inventory_with_their_fingerprint_holds_nothing(void **s
 	fix_stop(&f);
 }
 
+/* A kubelet rejection is reported once per UID, however many pods we had
+ * decided leave the API before the Failed pod's next update (the departed
+ * ring keeps only the last LEDGER_MEMO_PODS). */
+static void ledger_reports_each_rejection_once(void **state)
+{
+	struct fix f;
+	struct pod_spec spec;
+	struct ledger_pod_view v;
+	char why[320], uid[32];
+	int i;
+
+	(void)state;
+	fix_start(&f, LEDGER_PREDICTED, 30000, 600000);
+	publish(f.store, nrt_text("n1", 1, NULL, NULL, 16, 4));
+	pod_spec_of("r", 1, 0, &spec);
+	assert_int_equal(ledger_bind(f.ledger, &spec, "u-r", "n1", why, sizeof why), LEDGER_BIND_ADDED);
+	assert_true(ledger_kubelet_rejected(f.ledger, "u-r", &v));
+	assert_int_equal(v.decided, LEDGER_DECIDED_PASS);
+	ledger_pod_view_cleanup(&v);
+	assert_false(ledger_kubelet_rejected(f.ledger, "u-r", &v));
+	assert_null(v.uid);
+	ledger_pod_deleted(f.ledger, "u-r");
+	pod_spec_cleanup(&spec);
+	pod_spec_of("d", 0, 0, &spec); /* holds nothing: room for every one */
+	for (i = 0; i < LEDGER_MEMO_PODS + 100; i++) {
+		snprintf(uid, sizeof uid, "u-%d", i);
+		assert_int_equal(ledger_bind(f.ledger, &spec, uid, "n1", why, sizeof why), LEDGER_BIND_ADDED);
+		ledger_pod_deleted(f.ledger, uid);
+	}
+	assert_false(ledger_kubelet_rejected(f.ledger, "u-r", &v));
+	/* One never seen: reported once, as not ours. */
+	assert_true(ledger_kubelet_rejected(f.ledger, "u-stranger", &v));
+	assert_int_equal(v.decided, LEDGER_DECIDED_UNKNOWN);
+	ledger_pod_view_cleanup(&v);
+	assert_false(ledger_kubelet_rejected(f.ledger, "u-stranger", &v));
+	/* Known before we looked (the first list): never reported. */
+	ledger_kubelet_rejection_known(f.ledger, "u-before");
+	assert_false(ledger_kubelet_rejected(f.ledger, "u-before", &v));
+	/* Deleted: forgotten (its UID never comes back). */
+	ledger_kubelet_rejection_deleted(f.ledger, "u-before");
+	assert_true(ledger_kubelet_rejected(f.ledger, "u-before", &v));
+	ledger_pod_view_cleanup(&v);
+	pod_spec_cleanup(&spec);
+	fix_stop(&f);
+}
+
 static void ledger_bind_records_at_once_and_undoes(void **state)
 {
 	struct fix f;
@@ -833,6 +879,7 @@ int main(void)
 		cmocka_unit_test(ledger_first_inventory_with_their_fingerprint_holds_nothing),
 		cmocka_unit_test(ledger_bind_records_at_once_and_undoes),
 		cmocka_unit_test(ledger_bind_revalidates),
+		cmocka_unit_test(ledger_reports_each_rejection_once),
 		cmocka_unit_test(ledger_exclusive_method_counts_exclusive_pods_only),
 		cmocka_unit_test(ledger_follows_a_deleted_nrt),
 		cmocka_unit_test(exclusive_resources_rule),
