@@ -19,14 +19,16 @@
 
 const char *verdict_reason_name(enum verdict_reason r)
 {
-	switch (r) {
-	case REASON_NONE: return "";
-	case REASON_TOPOLOGY_AFFINITY: return "TopologyAffinityError";
-	case REASON_UNEXPECTED_ADMISSION: return "UnexpectedAdmissionError";
-	case REASON_CONFIG: return "TopologyManagerConfigError";
-	case REASON_NOT_SIMULATED: return "NotSimulated";
-	}
-	return "";
+	static const char *const names[REASON_COUNT] = {
+		[REASON_NONE] = "",
+		[REASON_TOPOLOGY_AFFINITY] = "TopologyAffinityError",
+		[REASON_UNEXPECTED_ADMISSION] = "UnexpectedAdmissionError",
+		[REASON_CONFIG] = "TopologyManagerConfigError",
+		[REASON_NOT_SIMULATED] = "NotSimulated",
+		[REASON_NO_INVENTORY] = "NoInventory",
+	};
+
+	return (unsigned)r < REASON_COUNT ? names[r] : "";
 }
 
 /* s appended to buf (len bytes so far, len < size), cut at size - 1 bytes
@@ -77,6 +79,9 @@ void verdict_summary(const struct verdict *v, char *buf, size_t size)
 		break;
 	case REASON_NOT_SIMULATED:
 		len = summary_put(buf, size, len, "NUMA: the Topology Manager merge on this node exceeds the simulation's search budget (not simulated)");
+		break;
+	case REASON_NO_INVENTORY: /* decide's, never a verdict's */
+	case REASON_COUNT:
 		break;
 	}
 	buf[len] = '\0';

@@ -22,6 +22,11 @@ enum verdict_reason {
 	/* Not a kubelet reason: a merge search on this node ran out of its
 	 * budget (merge.h), so the simulation gives no verdict. */
 	REASON_NOT_SIMULATED,
+	/* Not the judge's: the extender has no inventory for the node
+	 * (decide's missingInventory rule). Here so that every reason a node
+	 * fails for has one name, in one table. */
+	REASON_NO_INVENTORY,
+	REASON_COUNT,
 };
 
 struct verdict_container {
@@ -100,7 +105,7 @@ void judge_memo_free(struct judge_memo *memo);
  * metrics, decision log) takes it from. "" for an admitted verdict. */
 void verdict_summary(const struct verdict *v, char *buf, size_t size);
 
-/* "TopologyAffinityError", ... ; "" for REASON_NONE. */
+/* "TopologyAffinityError", ... ; "" for REASON_NONE (and out of range). */
 const char *verdict_reason_name(enum verdict_reason r);
 
 #endif

@@ -41,7 +41,7 @@ static uint64_t placement_ids(const struct verdict *v)
 static void no_inventory(const struct decide_input *in, struct decision *out)
 {
 	out->outcome = DECISION_NO_INVENTORY;
-	out->kubelet_reason = "NoInventory";
+	out->kubelet_reason = REASON_NO_INVENTORY;
 	out->passes = in->settings->missing_inventory == CONFIG_MISSING_ALLOW;
 	/* Preemption cannot publish an inventory: under deny the node is
 	 * unresolvable, and says why. */
@@ -56,13 +56,13 @@ static void from_verdict(const struct decide_input *in, const struct inventory_n
 	if (v->admit) {
 		out->outcome = DECISION_PASS;
 		out->passes = true;
-		out->kubelet_reason = "";
+		out->kubelet_reason = REASON_NONE;
 		out->numa_ids = placement_ids(v);
 		out->score = score_node(&in->settings->scoring, inv, v,
 					in->flags & DECIDE_PARTS ? &out->parts : NULL);
 	} else {
 		out->outcome = v->unresolvable ? DECISION_UNRESOLVABLE : DECISION_FAILED;
-		out->kubelet_reason = verdict_reason_name(v->reason);
+		out->kubelet_reason = v->reason;
 		verdict_summary(v, out->reason, sizeof out->reason);
 		/* A rejection scores 0; its breakdown says why (explain shows it). */
 		if (in->flags & DECIDE_PARTS)

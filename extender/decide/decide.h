@@ -74,9 +74,10 @@ struct decision {
 	/* With DECIDE_VERDICT and an inventory: verdict below is the judge's
 	 * (free with decision_cleanup). */
 	bool has_verdict;
-	/* The kubelet's reason name for a rejection ("TopologyAffinityError",
-	 * ...), "NoInventory", or "". */
-	const char *kubelet_reason;
+	/* Why it fails: the judge's reason (its name, verdict_reason_name, is
+	 * the kubelet's: "TopologyAffinityError", ...), REASON_NO_INVENTORY,
+	 * or REASON_NONE. */
+	enum verdict_reason kubelet_reason;
 	/* NUMA ids of the predicted placement (a pass), 0 otherwise. */
 	uint64_t numa_ids;
 	/* 0..10 for a pass; 0 otherwise. */
@@ -108,7 +109,7 @@ struct decision_brief {
 	enum decision_outcome outcome;
 	bool passes;
 	bool cached;
-	const char *kubelet_reason;
+	enum verdict_reason kubelet_reason;
 	char *reason;   /* NULL when empty; may be another brief's of the same request */
 	bool owns_reason;
 	char *message;  /* with DECIDE_DETAIL, else NULL */

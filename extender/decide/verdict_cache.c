@@ -39,7 +39,7 @@ struct way {
 	uint64_t node, settings, demand;
 	int64_t score;
 	uint64_t numa_ids;
-	const char *kubelet_reason;
+	enum verdict_reason kubelet_reason;
 	/* An interned text (reason_intern), or owned when the set's owned bit
 	 * says so; NULL: "". */
 	const char *reason;

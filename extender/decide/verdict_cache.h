@@ -31,6 +31,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "topology/judge.h"
+
 #define VERDICT_REASON_MAX 320
 #define VERDICT_CACHE_WAYS 16
 #define VERDICT_CACHE_SETS 8192
@@ -44,7 +46,7 @@
 struct verdict_entry {
 	unsigned char outcome;                /* the caller's outcome enum value */
 	char reason[VERDICT_REASON_MAX];      /* copied in and out ("" when passing) */
-	const char *kubelet_reason;           /* a static string (verdict_reason_name) */
+	enum verdict_reason kubelet_reason;
 	int64_t score;
 	uint64_t numa_ids;
 };

@@ -268,7 +268,7 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 		if (debug && !d->passes)
 			log_debug("node rejected", "namespace=%s pod=%s node=%s reason=%s detail=%s",
 				  log_q(args.pod.namespace_), log_q(args.pod.name), log_q(args.names[i]),
-				  d->kubelet_reason, log_q(d->message ? d->message : ""));
+				  verdict_reason_name(d->kubelet_reason), log_q(d->message ? d->message : ""));
 		if (record)
 			decision_record_node(record, args.names[i], sn, decision_outcome_name(d->outcome),
 					     why[i], d->numa_ids, d->score, NULL);

@@ -20,9 +20,6 @@
 static const char *const verb_names[METRICS_NVERBS] = { "filter", "prioritize", "other" };
 static const int codes[] = { 200, 400, 403, 404, 405, 413, 500, 503 };
 #define NCODES (sizeof codes / sizeof codes[0])
-static const char *const reasons[] = { "TopologyAffinityError", "UnexpectedAdmissionError",
-				       "TopologyManagerConfigError", "NoInventory" };
-#define NREASONS (sizeof reasons / sizeof reasons[0])
 /* Seconds; extender budgets are sub-millisecond to a few ms. */
 static const double buckets[] = { 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
 				  0.01,   0.025,   0.05,   0.1,   0.25,   1.0 };
@@ -32,29 +29,18 @@ static _Atomic uint64_t requests[METRICS_NVERBS][NCODES + 1];
 static _Atomic uint64_t hist[METRICS_NVERBS][NBUCKETS + 1];
 static _Atomic uint64_t hist_sum_ns[METRICS_NVERBS];
 static _Atomic uint64_t nodes[METRICS_NVERBS][DECISION_NOUTCOMES];
-static _Atomic uint64_t rejections[NREASONS];
+static _Atomic uint64_t rejections[REASON_COUNT];
 static _Atomic uint64_t inventory_nodes, inventory_generation, inventory_errors, inventory_reloads;
 static _Atomic uint64_t config_reloads_ok, config_reloads_err;
 static _Atomic uint64_t binds_ok, binds_err;
 static struct ledger *_Atomic metrics_ledger;
 static _Atomic uint64_t decision_log_dropped;
-static const char *const kubelet_reasons[] = { "TopologyAffinityError", "UnexpectedAdmissionError",
-					       "SMTAlignmentError" };
-#define NKUBELET_REASONS (sizeof kubelet_reasons / sizeof kubelet_reasons[0])
-static const char *const decided_names[] = { "pass", "reject", "unknown" };
-#define NDECIDED (sizeof decided_names / sizeof decided_names[0])
-static _Atomic uint64_t kubelet_rejections[NKUBELET_REASONS][NDECIDED];
+static _Atomic uint64_t kubelet_rejections[KUBELET_REJECTION_COUNT][LEDGER_DECIDED_COUNT];
 
-void metrics_kubelet_rejection(const char *reason, const char *decided)
+void metrics_kubelet_rejection(enum kubelet_rejection reason, enum ledger_decided decided)
 {
-	size_t r, d;
-
-	for (r = 0; r < NKUBELET_REASONS && strcmp(kubelet_reasons[r], reason) != 0; r++)
-		;
-	for (d = 0; d < NDECIDED && strcmp(decided_names[d], decided) != 0; d++)
-		;
-	if (r < NKUBELET_REASONS && d < NDECIDED)
-		atomic_fetch_add(&kubelet_rejections[r][d], 1);
+	if ((unsigned)reason < KUBELET_REJECTION_COUNT && (unsigned)decided < LEDGER_DECIDED_COUNT)
+		atomic_fetch_add(&kubelet_rejections[reason][decided], 1);
 }
 
 void metrics_decision_log_dropped(void)
@@ -122,13 +108,10 @@ void metrics_nodes(enum metrics_verb verb, enum decision_outcome outcome, uint64
 		atomic_fetch_add(&nodes[verb][outcome], count);
 }
 
-void metrics_rejection(const char *reason)
+void metrics_rejection(enum verdict_reason reason)
 {
-	size_t i;
-
-	for (i = 0; i < NREASONS; i++)
-		if (strcmp(reasons[i], reason) == 0)
-			atomic_fetch_add(&rejections[i], 1);
+	if ((unsigned)reason < REASON_COUNT)
+		atomic_fetch_add(&rejections[reason], 1);
 }
 
 void metrics_inventory(uint64_t n, uint64_t generation)
@@ -231,11 +214,11 @@ char *metrics_render(size_t *len)
 		for (i = 0; i < DECISION_NOUTCOMES; i++)
 			put(&b, "numa_extender_nodes_total{verb=\"%s\",outcome=\"%s\"} %llu\n",
 			    verb_names[v], decision_outcome_name((enum decision_outcome)i), (unsigned long long)atomic_load(&nodes[v][i]));
-	put(&b, "# HELP numa_extender_rejections_total Nodes rejected by filter, by kubelet reason.\n"
+	put(&b, "# HELP numa_extender_rejections_total Nodes rejected by filter, by reason (the kubelet's, NotSimulated or NoInventory).\n"
 		"# TYPE numa_extender_rejections_total counter\n");
-	for (i = 0; i < NREASONS; i++)
-		put(&b, "numa_extender_rejections_total{reason=\"%s\"} %llu\n", reasons[i],
-		    (unsigned long long)atomic_load(&rejections[i]));
+	for (i = REASON_NONE + 1; i < REASON_COUNT; i++)
+		put(&b, "numa_extender_rejections_total{reason=\"%s\"} %llu\n",
+		    verdict_reason_name((enum verdict_reason)i), (unsigned long long)atomic_load(&rejections[i]));
 	put(&b, "# HELP numa_extender_inventory_nodes Nodes with an inventory.\n"
 		"# TYPE numa_extender_inventory_nodes gauge\n"
 		"numa_extender_inventory_nodes %llu\n"
@@ -366,16 +349,15 @@ char *metrics_render(size_t *len)
 				"# TYPE numa_extender_ledger_oldest_assumed_seconds gauge\n"
 				"numa_extender_ledger_oldest_assumed_seconds %.3f\n"
 				"# HELP numa_extender_ledger_flushes_total Assumed pods dropped, by cause.\n"
-				"# TYPE numa_extender_ledger_flushes_total counter\n"
-				"numa_extender_ledger_flushes_total{cause=\"fingerprint\"} %llu\n"
-				"numa_extender_ledger_flushes_total{cause=\"ttl\"} %llu\n"
-				"numa_extender_ledger_flushes_total{cause=\"expired\"} %llu\n"
-				"# HELP numa_extender_ledger_fingerprint_mismatches_total NRT updates whose pod fingerprint did not match the ledger's.\n"
+				"# TYPE numa_extender_ledger_flushes_total counter\n",
+			    (unsigned long long)st.pods, (unsigned long long)st.assumed,
+			    (double)st.oldest_assumed_ms / 1000.0);
+			for (i = 0; i < LEDGER_FLUSH_COUNT; i++)
+				put(&b, "numa_extender_ledger_flushes_total{cause=\"%s\"} %llu\n",
+				    ledger_flush_name((enum ledger_flush)i), (unsigned long long)st.flushed[i]);
+			put(&b, "# HELP numa_extender_ledger_fingerprint_mismatches_total NRT updates whose pod fingerprint did not match the ledger's.\n"
 				"# TYPE numa_extender_ledger_fingerprint_mismatches_total counter\n"
 				"numa_extender_ledger_fingerprint_mismatches_total %llu\n",
-			    (unsigned long long)st.pods, (unsigned long long)st.assumed,
-			    (double)st.oldest_assumed_ms / 1000.0, (unsigned long long)st.flushed_fingerprint,
-			    (unsigned long long)st.flushed_ttl, (unsigned long long)st.flushed_expired,
 			    (unsigned long long)st.fingerprint_mismatches);
 			put(&b, "# HELP numa_extender_kubelet_predictions_checked Pods we decided whose kubelet verdict (admitted and running, or rejected) the pod watch has seen.\n"
 				"# TYPE numa_extender_kubelet_predictions_checked gauge\n"
@@ -383,10 +365,11 @@ char *metrics_render(size_t *len)
 			    (unsigned long long)st.predictions_checked);
 			put(&b, "# HELP numa_extender_kubelet_rejections_total Pods the kubelet's admission turned away, by reason and by what we had decided for them on that node.\n"
 				"# TYPE numa_extender_kubelet_rejections_total counter\n");
-			for (size_t r = 0; r < NKUBELET_REASONS; r++)
-				for (size_t d = 0; d < NDECIDED; d++)
+			for (size_t r = 0; r < KUBELET_REJECTION_COUNT; r++)
+				for (size_t d = 0; d < LEDGER_DECIDED_COUNT; d++)
 					put(&b, "numa_extender_kubelet_rejections_total{reason=\"%s\",decided=\"%s\"} %llu\n",
-					    kubelet_reasons[r], decided_names[d],
+					    kubelet_rejection_name((enum kubelet_rejection)r),
+					    ledger_decided_name((enum ledger_decided)d),
 					    (unsigned long long)atomic_load(&kubelet_rejections[r][d]));
 		}
 	}

@@ -10,19 +10,19 @@
 #include <stdint.h>
 
 #include "extender/decide/decide.h"
+#include "extender/inventory/ledger.h"
 
 enum metrics_verb { METRICS_FILTER, METRICS_PRIORITIZE, METRICS_OTHER, METRICS_NVERBS };
 
 void metrics_request(enum metrics_verb verb, int http_status, double seconds);
 /* Nodes decided, by verb and decide's outcome (labelled with its name). */
 void metrics_nodes(enum metrics_verb verb, enum decision_outcome outcome, uint64_t count);
-/* A rejection by kubelet reason name ("TopologyAffinityError", ...). */
-void metrics_rejection(const char *reason);
+/* A node rejected, by its reason (named by verdict_reason_name). */
+void metrics_rejection(enum verdict_reason reason);
 
-/* The kubelet turned a pod away: reason (TopologyAffinityError,
- * UnexpectedAdmissionError, SMTAlignmentError) and what we had decided for
- * it on that node ("pass", "reject", "unknown"). */
-void metrics_kubelet_rejection(const char *reason, const char *decided);
+/* The kubelet turned a pod away, and what we had decided for it on that
+ * node. */
+void metrics_kubelet_rejection(enum kubelet_rejection reason, enum ledger_decided decided);
 
 /* Decision-log records dropped because the queue was full. */
 void metrics_decision_log_dropped(void);

@@ -115,7 +115,7 @@ struct ledger {
 	size_t nnodes, ncap;
 	char **dirty;                /* nodes to refresh once unlocked */
 	size_t ndirty, dirty_cap;
-	uint64_t flushed_fingerprint, flushed_ttl, flushed_expired, mismatches;
+	uint64_t flushed[LEDGER_FLUSH_COUNT], mismatches;
 	bool listed;
 	uint64_t builds;             /* effective snapshots made: version suffixes */
 	struct memo *memos;          /* LEDGER_MEMO_PODS, a ring */
@@ -138,7 +138,35 @@ const char *ledger_mode_name(enum ledger_mode m)
 
 const char *ledger_decided_name(enum ledger_decided d)
 {
-	return d == LEDGER_DECIDED_PASS ? "pass" : d == LEDGER_DECIDED_REJECT ? "reject" : "unknown";
+	static const char *const names[LEDGER_DECIDED_COUNT] = { "unknown", "pass", "reject" };
+
+	return (unsigned)d < LEDGER_DECIDED_COUNT ? names[d] : "unknown";
+}
+
+static const char *const kubelet_rejection_names[KUBELET_REJECTION_COUNT] = {
+	"TopologyAffinityError", "UnexpectedAdmissionError", "SMTAlignmentError"
+};
+
+const char *kubelet_rejection_name(enum kubelet_rejection r)
+{
+	return (unsigned)r < KUBELET_REJECTION_COUNT ? kubelet_rejection_names[r] : "";
+}
+
+enum kubelet_rejection kubelet_rejection_of(const char *reason)
+{
+	unsigned r;
+
+	for (r = 0; r < KUBELET_REJECTION_COUNT; r++)
+		if (strcmp(reason, kubelet_rejection_names[r]) == 0)
+			break;
+	return (enum kubelet_rejection)r;
+}
+
+const char *ledger_flush_name(enum ledger_flush f)
+{
+	static const char *const names[LEDGER_FLUSH_COUNT] = { "fingerprint", "ttl", "expired" };
+
+	return (unsigned)f < LEDGER_FLUSH_COUNT ? names[f] : "";
 }
 
 /* --- tables --- */
@@ -533,7 +561,7 @@ static void flush(struct ledger *l, struct lnode *n, const struct inventory_node
 	if (fp && strcmp(fp, n->ledger_fingerprint) == 0) {
 		for (i = n->npods; i-- > 0;) {
 			if (taken(n->pods[i])) {
-				l->flushed_fingerprint++;
+				l->flushed[LEDGER_FLUSH_FINGERPRINT]++;
 				drop(l, n->pods[i]);
 			}
 		}
@@ -550,14 +578,14 @@ static void flush(struct ledger *l, struct lnode *n, const struct inventory_node
 		if (!taken(p))
 			continue;
 		if (fp == NULL && age > l->o.assume_ttl_ms) {
-			l->flushed_ttl++;
+			l->flushed[LEDGER_FLUSH_TTL]++;
 			drop(l, p);
 		} else if (fp && age > l->o.max_assume_age_ms) {
 			log_warn("assumed pod expired: the node's NRT fingerprint never matched",
 				 "node=%s namespace=%s pod=%s age_ms=%lld nrt=%s ledger=%s", log_q(n->name),
 				 log_q(p->spec.namespace_), log_q(p->spec.name), (long long)age, log_q(fp),
 				 log_q(n->ledger_fingerprint));
-			l->flushed_expired++;
+			l->flushed[LEDGER_FLUSH_EXPIRED]++;
 			drop(l, p);
 		}
 	}
@@ -1222,9 +1250,7 @@ void ledger_stats(struct ledger *l, struct ledger_stats *out)
 				out->oldest_assumed_ms = now - p->assumed_ms;
 		}
 	}
-	out->flushed_fingerprint = l->flushed_fingerprint;
-	out->flushed_ttl = l->flushed_ttl;
-	out->flushed_expired = l->flushed_expired;
+	memcpy(out->flushed, l->flushed, sizeof out->flushed);
 	out->fingerprint_mismatches = l->mismatches;
 	out->predictions_checked = l->checked;
 	pthread_mutex_unlock(&l->lock);

@@ -118,8 +118,21 @@ enum ledger_decided {
 	LEDGER_DECIDED_UNKNOWN,  /* not through us (or no inventory) */
 	LEDGER_DECIDED_PASS,
 	LEDGER_DECIDED_REJECT,
+	LEDGER_DECIDED_COUNT,
 };
 const char *ledger_decided_name(enum ledger_decided d); /* "unknown", "pass", "reject" */
+
+/* Why the kubelet's admission turned a pod away (its status.reason). */
+enum kubelet_rejection {
+	KUBELET_TOPOLOGY_AFFINITY,    /* TopologyAffinityError */
+	KUBELET_UNEXPECTED_ADMISSION, /* UnexpectedAdmissionError */
+	KUBELET_SMT_ALIGNMENT,        /* SMTAlignmentError */
+	KUBELET_REJECTION_COUNT,
+};
+const char *kubelet_rejection_name(enum kubelet_rejection r);
+/* The rejection a status.reason names; KUBELET_REJECTION_COUNT for any
+ * other reason (not an admission rejection). */
+enum kubelet_rejection kubelet_rejection_of(const char *reason);
 
 /* One amount a pod's placement holds on a NUMA zone. */
 struct ledger_amount {
@@ -168,11 +181,20 @@ void ledger_kubelet_rejection_known(struct ledger *l, const char *uid);
 /* The Failed pod was deleted: its UID never comes back. */
 void ledger_kubelet_rejection_deleted(struct ledger *l, const char *uid);
 
+/* Why an assumed pod was dropped. */
+enum ledger_flush {
+	LEDGER_FLUSH_FINGERPRINT,    /* the NRT's pod fingerprint matched */
+	LEDGER_FLUSH_TTL,            /* no fingerprint: an update after assumeTTL */
+	LEDGER_FLUSH_EXPIRED,        /* the fingerprint never matched: maxAssumeAge */
+	LEDGER_FLUSH_COUNT,
+};
+const char *ledger_flush_name(enum ledger_flush f); /* "fingerprint", "ttl", "expired" */
+
 struct ledger_stats {
 	uint64_t pods;               /* live pods known */
 	uint64_t assumed;            /* assumed or departed, still taken off */
 	int64_t oldest_assumed_ms;   /* age of the oldest, 0 when none */
-	uint64_t flushed_fingerprint, flushed_ttl, flushed_expired;
+	uint64_t flushed[LEDGER_FLUSH_COUNT];
 	uint64_t fingerprint_mismatches;
 	/* Pods we had decided whose kubelet verdict (admitted: Running, or
 	 * rejected) has been seen. */

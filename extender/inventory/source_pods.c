@@ -179,25 +179,21 @@ static void list_end(void *arg, bool complete)
 	ledger_list_end(s->ledger, complete);
 }
 
-/* status.reason of a pod the kubelet's admission turned away, or NULL. */
-static const char *admission_rejection(struct json_object *o)
+/* Why the kubelet's admission turned the pod away (a Failed pod's
+ * status.reason); KUBELET_REJECTION_COUNT when it did not. */
+static enum kubelet_rejection admission_rejection(struct json_object *o)
 {
-	static const char *const reasons[] = { "TopologyAffinityError", "UnexpectedAdmissionError",
-					       "SMTAlignmentError" };
 	const char *phase = str_at(o, "status", "phase"), *reason = str_at(o, "status", "reason");
-	size_t i;
 
 	if (phase == NULL || strcmp(phase, "Failed") != 0 || reason == NULL)
-		return NULL;
-	for (i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
-		if (strcmp(reason, reasons[i]) == 0)
-			return reasons[i];
-	return NULL;
+		return KUBELET_REJECTION_COUNT;
+	return kubelet_rejection_of(reason);
 }
 
 static void kubelet_rejected(struct source_pods *s, const struct ledger_pod_info *info,
-			     const char *reason)
+			     enum kubelet_rejection why)
 {
+	const char *reason = kubelet_rejection_name(why);
 	struct ledger_pod_view v;
 	const char *node = info->node && info->node[0] ? info->node : "";
 	const char *decided;
@@ -215,7 +211,7 @@ static void kubelet_rejected(struct source_pods *s, const struct ledger_pod_info
 	for (b = 0; b < 64 && at < sizeof numa - 8; b++)
 		if ((v.numa_ids >> b) & 1)
 			at += (size_t)snprintf(numa + at, sizeof numa - at, "%s%d", at ? "," : "", b);
-	metrics_kubelet_rejection(reason, decided);
+	metrics_kubelet_rejection(why, v.decided);
 	if (v.decided == LEDGER_DECIDED_PASS)
 		log_warn("the kubelet rejected a pod we passed", "namespace=%s pod=%s node=%s reason=%s decided=pass version=%s predicted_numa=%s",
 			 log_q(info->spec->namespace_), log_q(info->spec->name), log_q(node), reason,
@@ -256,14 +252,14 @@ static void event(void *arg, const char *type, struct json_object *obj)
 	struct source_pods *s = arg;
 	struct ledger_pod_info info;
 	struct pod_spec spec;
-	const char *rejected;
+	enum kubelet_rejection rejected;
 
 	if (!pod_info_from_json(obj, &info, &spec)) {
 		pod_spec_cleanup(&spec);
 		return;
 	}
 	rejected = admission_rejection(obj);
-	if (rejected)
+	if (rejected != KUBELET_REJECTION_COUNT)
 		kubelet_rejected(s, &info, rejected);
 	if (strcmp(type, "DELETED") == 0)
 		ledger_pod_deleted(s->ledger, info.uid);
@@ -304,11 +300,11 @@ static void failed_list_item(void *arg, struct json_object *item)
 	struct source_pods *s = arg;
 	struct ledger_pod_info info;
 	struct pod_spec spec;
-	const char *rejected = admission_rejection(item);
+	enum kubelet_rejection rejected = admission_rejection(item);
 
 	const char *uid = str_at(item, "metadata", "uid");
 
-	if (rejected == NULL || uid == NULL)
+	if (rejected == KUBELET_REJECTION_COUNT || uid == NULL)
 		return;
 	if (!s->failed_listed) {
 		ledger_kubelet_rejection_known(s->ledger, uid);
@@ -332,13 +328,14 @@ static void failed_event(void *arg, const char *type, struct json_object *obj)
 	struct source_pods *s = arg;
 	struct ledger_pod_info info;
 	struct pod_spec spec;
-	const char *rejected = admission_rejection(obj), *uid = str_at(obj, "metadata", "uid");
+	enum kubelet_rejection rejected = admission_rejection(obj);
+	const char *uid = str_at(obj, "metadata", "uid");
 
 	if (uid && strcmp(type, "DELETED") == 0) {
 		ledger_kubelet_rejection_deleted(s->ledger, uid);
 		return;
 	}
-	if (rejected && pod_info_from_json(obj, &info, &spec)) {
+	if (rejected != KUBELET_REJECTION_COUNT && pod_info_from_json(obj, &info, &spec)) {
 		kubelet_rejected(s, &info, rejected);
 		pod_spec_cleanup(&spec);
 	}

@@ -159,8 +159,8 @@ static int run(bool keep_raw)
 		printf("  NRT update with matching fingerprint (flush 8 pods, republish):  %.1f us/update\n",
 		       (double)flush_ns[ROUNDS / 2] / 1000.0);
 		printf("  flushed by fingerprint: %llu, still assumed: %llu\n",
-		       (unsigned long long)s.flushed_fingerprint, (unsigned long long)s.assumed);
-		if (s.flushed_fingerprint != (uint64_t)(ROUNDS * per_round) || s.assumed != 0) {
+		       (unsigned long long)s.flushed[LEDGER_FLUSH_FINGERPRINT], (unsigned long long)s.assumed);
+		if (s.flushed[LEDGER_FLUSH_FINGERPRINT] != (uint64_t)(ROUNDS * per_round) || s.assumed != 0) {
 			fprintf(stderr, "bench_ledger: fingerprints did not flush every pod\n");
 			return 1;
 		}

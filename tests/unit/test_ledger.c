@@ -232,7 +232,7 @@ static void ledger_fingerprint_match_flushes(void **state)
 	publish(f.store, nrt_text("n1", 3, fp, "all", 8, 2));
 	ledger_stats(f.ledger, &st);
 	assert_int_equal(st.assumed, 0);
-	assert_int_equal(st.flushed_fingerprint, 2);
+	assert_int_equal(st.flushed[LEDGER_FLUSH_FINGERPRINT], 2);
 	assert_int_equal(avail(f.store, "n1", "cpu", 0), 8);
 	assert_int_equal(avail(f.store, "n1", "nvidia.com/gpu", 0), 2);
 	json = ledger_json(f.ledger, "n1");
@@ -268,7 +268,7 @@ static void ledger_without_fingerprint_waits_assume_ttl(void **state)
 	assert_int_equal(avail(f.store, "n1", "cpu", 0), 12);
 	publish(f.store, nrt_text("n1", 3, NULL, NULL, 12, 3));
 	ledger_stats(f.ledger, &st);
-	assert_int_equal(st.flushed_ttl, 1);
+	assert_int_equal(st.flushed[LEDGER_FLUSH_TTL], 1);
 	assert_int_equal(st.assumed, 0);
 	assert_int_equal(avail(f.store, "n1", "cpu", 0), 12);
 	fix_stop(&f);
@@ -292,7 +292,7 @@ static void ledger_mismatch_expires_after_max_age(void **state)
 	publish(f.store, nrt_text("n1", 3, "pfp0v001ffffffffffffffff", NULL, 16, 4));
 	ledger_stats(f.ledger, &st);
 	assert_int_equal(st.assumed, 0);
-	assert_int_equal(st.flushed_expired, 1);
+	assert_int_equal(st.flushed[LEDGER_FLUSH_EXPIRED], 1);
 	assert_int_equal(st.fingerprint_mismatches, 2);
 	fix_stop(&f);
 }
@@ -452,7 +452,7 @@ static void ledger_first_inventory_with_their_fingerprint_holds_nothing(void **s
 	assert_int_equal(st.pods, 2);
 	assert_int_equal(st.assumed, 0);
 	assert_int_equal(avail(f.store, "n1", "cpu", 0), 8);
-	assert_int_equal(st.flushed_fingerprint, 2);
+	assert_int_equal(st.flushed[LEDGER_FLUSH_FINGERPRINT], 2);
 	fix_stop(&f);
 }
 

@@ -32,7 +32,7 @@ static void entry_for(uint64_t node, uint64_t settings, uint64_t demand, struct 
 	e->outcome = (unsigned char)(node % 3);
 	e->score = (int64_t)(node * 31 + settings * 7 + demand) * (node % 2 ? -1 : 1);
 	e->numa_ids = node ^ (demand << 32) ^ (settings << 48);
-	e->kubelet_reason = e->outcome ? "TopologyAffinityError" : "";
+	e->kubelet_reason = e->outcome ? REASON_TOPOLOGY_AFFINITY : REASON_NONE;
 	if (e->outcome) {
 		i = (size_t)snprintf(e->reason, sizeof e->reason, "r%llu/%llu/%llu:",
 				     (unsigned long long)node, (unsigned long long)settings,
@@ -80,7 +80,7 @@ static void round_trip(void **state)
 	memset(&e, 0, sizeof e);
 	e.outcome = 2;
 	snprintf(e.reason, sizeof e.reason, "%s", reject);
-	e.kubelet_reason = "TopologyAffinityError";
+	e.kubelet_reason = REASON_TOPOLOGY_AFFINITY;
 	e.score = -3;
 	e.numa_ids = 0x5;
 	assert_false(verdict_cache_get(10, 1, d, &got));
@@ -98,7 +98,7 @@ static void round_trip(void **state)
 	assert_false(verdict_cache_get(10, 1, 0, &got));
 	/* The same key again replaces: a passing verdict has no reason. */
 	memset(&e, 0, sizeof e);
-	e.kubelet_reason = "";
+	e.kubelet_reason = REASON_NONE;
 	e.score = 9;
 	e.numa_ids = 0x2;
 	verdict_cache_put(10, 1, d, &e);
