@@ -46,7 +46,9 @@ struct run {
 static int usage(void)
 {
 	fprintf(stderr, "usage: numa-extender simulate --nrt PATH [--nrt PATH ...] --pods PATH "
-			"[--config FILE [--config FILE]] [-o text|json]\n");
+			"[--config FILE [--config FILE]] [-o text|json]\n"
+			"  Regular files only (a FIFO or a device is refused), a pod list or NRT file\n"
+			"  at most 16 MiB, a --config 1 MiB.\n");
 	return 2;
 }
 
