@@ -12,6 +12,7 @@
  * config that replaces the caller's only on success. */
 #include "config.h"
 #include "extender/codec/doc.h"
+#include "extender/file_read.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -1322,7 +1323,7 @@ enum err config_load_file(const char *path, struct config *out, struct errmsg *m
 	enum err rc;
 
 	/* The shared reader: capped before it allocates, clear errors. */
-	rc = doc_read_file(path, CONFIG_MAX_BYTES, &data, &used, msg);
+	rc = file_read_all(path, CONFIG_MAX_BYTES, &data, &used, msg);
 	if (rc == ERR_OK)
 		rc = config_load_buffer(data, used, path, out, msg);
 	free(data);

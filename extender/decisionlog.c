@@ -68,7 +68,7 @@ static uint64_t fnv1a(const char *p, uint64_t h)
 /* A record line holds the pod as the request sent it and one entry per
  * candidate node: its size follows the request's, so the ceiling only stops
  * the absurd (such a record is dropped with a warning). */
-#define LINE_MAX_BYTES ((size_t)256 << 20)
+#define LINE_MAX_BYTES DECISION_LOG_MAX_LINE_BYTES
 
 char *decision_settings_json(const struct settings *s)
 {

@@ -22,6 +22,10 @@
 
 struct decision_log;
 
+/* The longest line (without its "\n") the writer emits; a longer record is
+ * dropped with a warning. replay reads lines up to this and no longer. */
+#define DECISION_LOG_MAX_LINE_BYTES ((size_t)256 << 20)
+
 enum err decision_log_open(const char *path, int64_t max_bytes, int64_t max_files,
 			   int64_t queue, struct decision_log **out, struct errmsg *msg);
 /* Writes what is queued, then closes. Accepts NULL. */

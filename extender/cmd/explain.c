@@ -195,7 +195,9 @@ static int usage(void)
 	fprintf(stderr,
 		"usage: numa-extender explain --pod FILE --nrt PATH [--nrt PATH ...] [--config FILE] [-o json|text]\n"
 		"  FILE: a v1.Pod (YAML or JSON)\n"
-		"  PATH: an NRT file (one object, a multi-document stream or a List) or a directory\n");
+		"  PATH: an NRT file (one object, a multi-document stream or a List) or a directory\n"
+		"  Regular files only (a FIFO or a device is refused), a pod or NRT file at most\n"
+		"  16 MiB, a --config 1 MiB.\n");
 	return 2;
 }
 

@@ -16,6 +16,8 @@
 #include "extender/codec/nrt_decode.h"
 #include "extender/codec/pod_decode.h"
 #include "extender/decide/settings.h"
+#include "extender/decisionlog.h"
+#include "extender/file_read.h"
 #include "extender/xalloc.h"
 #include "topology/demand.h"
 
@@ -363,14 +365,24 @@ static void replay_cleanup(struct replay *r)
 	json_object_put(r->rejections);
 }
 
+static int usage(void)
+{
+	fprintf(stderr,
+		"usage: numa-extender replay --log FILE [--config NEW.yaml] [-o text|json]\n"
+		"  FILE: one decision log file (a rotated one replays on its own); a directory,\n"
+		"        a FIFO, a device or a file without records is an error (exit 2), and\n"
+		"        so is a line longer than 256 MiB, the longest serve writes\n");
+	return 2;
+}
+
 int replay_main(int argc, char **argv)
 {
 	const char *log_path = NULL, *config_path = NULL;
 	struct replay r;
-	char *line = NULL;
-	size_t cap = 0, lineno = 0;
-	ssize_t len;
-	FILE *f;
+	struct file_lines *f = NULL;
+	size_t len, lineno = 0, records = 0;
+	struct errmsg why;
+	char *line;
 	int a, rc = 0;
 
 	memset(&r, 0, sizeof r);
@@ -382,15 +394,11 @@ int replay_main(int argc, char **argv)
 		else if (strcmp(argv[a], "-o") == 0 && a + 1 < argc &&
 			 (strcmp(argv[a + 1], "json") == 0 || strcmp(argv[a + 1], "text") == 0))
 			r.json = strcmp(argv[++a], "json") == 0;
-		else {
-			fprintf(stderr, "usage: numa-extender replay --log FILE [--config NEW.yaml] [-o text|json]\n");
-			return 2;
-		}
+		else
+			return usage();
 	}
-	if (log_path == NULL) {
-		fprintf(stderr, "usage: numa-extender replay --log FILE [--config NEW.yaml] [-o text|json]\n");
-		return 2;
-	}
+	if (log_path == NULL)
+		return usage();
 	if (config_path) {
 		struct config cfg;
 		struct errmsg msg;
@@ -404,26 +412,41 @@ int replay_main(int argc, char **argv)
 		r.override = settings_new(&cfg);
 		config_cleanup(&cfg);
 	}
-	f = fopen(log_path, "r");
-	if (f == NULL) {
-		fprintf(stderr, "numa-extender replay: %s: cannot open\n", log_path);
+	/* A regular file only: a directory, a FIFO or a device is refused at
+	 * once, and no line is held past the longest serve writes. */
+	if (file_lines_open(log_path, DECISION_LOG_MAX_LINE_BYTES, &f, &why) != ERR_OK) {
+		fprintf(stderr, "numa-extender replay: %s\n", why.text);
 		replay_cleanup(&r);
 		return 2;
 	}
 	r.report = json_object_new_array();
 	r.rejections = json_object_new_array();
-	while ((len = getline(&line, &cap, f)) >= 0) {
-		lineno++;
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+	for (;;) {
+		enum err e = file_lines_next(f, &line, &len, &lineno, &why);
+
+		if (e != ERR_OK) {
+			fprintf(stderr, "numa-extender replay: %s%s\n", why.text,
+				e == ERR_TOO_LARGE ? " (the longest line serve writes)" : "");
+			rc = 2;
+			break;
+		}
+		if (line == NULL)
+			break;
+		while (len > 0 && line[len - 1] == '\r')
 			line[--len] = '\0';
 		if (len == 0)
 			continue;
-		rc = record(&r, line, (size_t)len, lineno);
+		records++;
+		rc = record(&r, line, len, lineno);
 		if (rc != 0)
 			break;
 	}
-	free(line);
-	fclose(f);
+	file_lines_close(f);
+	if (rc == 0 && records == 0) {
+		/* An empty file is no evidence that nothing changed. */
+		fprintf(stderr, "numa-extender replay: %s: holds no records\n", log_path);
+		rc = 2;
+	}
 	if (rc == 0) {
 		if (r.json) {
 			struct json_object *out = json_object_new_object();

@@ -4,13 +4,14 @@
  * request thread. */
 #include "extender/cmd/serve.h"
 
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "extender/config.h"
+#include "extender/file_read.h"
 #include "extender/http/handlers.h"
 #include "extender/log.h"
 #include "extender/http/metrics.h"
@@ -116,13 +117,14 @@ static int load(const struct flags *f, struct config *cfg, struct errmsg *msg)
 		cfg->kubeconfig = NULL;
 	}
 	if (f->kubeconfig) {
-		FILE *kf = fopen(f->kubeconfig, "r");
+		int fd;
 
-		if (kf == NULL) {
-			errmsg_set(msg, "--kubeconfig: %s: %s", f->kubeconfig, strerror(errno));
+		/* Checked on every SIGHUP too: never blocks (a FIFO is refused). */
+		if (file_open_input(f->kubeconfig, &fd, msg) != ERR_OK) {
+			errmsg_prefix(msg, "--kubeconfig: ");
 			return -1;
 		}
-		fclose(kf);
+		close(fd);
 		cfg->inventory_source = CONFIG_SOURCE_KUBERNETES;
 		free(cfg->kubeconfig);
 		cfg->kubeconfig = xstrdup(f->kubeconfig);

@@ -14,6 +14,7 @@
 #include "extender/config.h"
 #include "extender/decide/decide.h"
 #include "extender/codec/doc.h"
+#include "extender/file_read.h"
 #include "extender/codec/nrt_decode.h"
 #include "extender/codec/pod_decode.h"
 #include "extender/decide/settings.h"
@@ -45,7 +46,9 @@ struct run {
 static int usage(void)
 {
 	fprintf(stderr, "usage: numa-extender simulate --nrt PATH [--nrt PATH ...] --pods PATH "
-			"[--config FILE [--config FILE]] [-o text|json]\n");
+			"[--config FILE [--config FILE]] [-o text|json]\n"
+			"  Regular files only (a FIFO or a device is refused), a pod list or NRT file\n"
+			"  at most 16 MiB, a --config 1 MiB.\n");
 	return 2;
 }
 
@@ -59,7 +62,7 @@ static enum err load_pods(const char *path, struct pod_spec **out, size_t *n, st
 
 	*out = NULL;
 	*n = 0;
-	rc = doc_read_file(path, 0, &buf, &len, msg);
+	rc = file_read_all(path, FILE_READ_DOC_MAX_BYTES, &buf, &len, msg);
 	if (rc == ERR_OK)
 		rc = doc_parse(buf, len, path, &docs, &ndocs, msg);
 	for (i = 0; rc == ERR_OK && i < ndocs; i++) {

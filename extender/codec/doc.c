@@ -4,14 +4,10 @@
  * doc_yaml.c. */
 #include "extender/codec/doc.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "extender/xalloc.h"
 #include "topology/textbuf.h"
@@ -276,87 +272,6 @@ range:
 	doc_quote(quoted, sizeof quoted, d->text, d->len);
 	errmsg_set(msg, "%s: out of range", quoted);
 	return ERR_RANGE;
-}
-
-void doc_error_errno(struct errmsg *msg, const char *path, const char *what,
-		     int e)
-{
-	char buf[128];
-
-	if (strerror_r(e, buf, sizeof buf) != 0)
-		snprintf(buf, sizeof buf, "error %d", e);
-	errmsg_set(msg, "%s: %s: %s", path, what, buf);
-}
-
-enum err doc_read_file(const char *path, size_t max_bytes, char **buf,
-		       size_t *len, struct errmsg *msg)
-{
-	struct stat st;
-	enum err rc = ERR_OK;
-	char *data = NULL;
-	size_t cap, used = 0;
-	int fd;
-
-	*buf = NULL;
-	*len = 0;
-	if (max_bytes == 0 || max_bytes > DOC_MAX_FILE_BYTES)
-		max_bytes = DOC_MAX_FILE_BYTES;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		doc_error_errno(msg, path, "cannot open", errno);
-		return ERR_IO;
-	}
-	if (fstat(fd, &st) != 0) {
-		doc_error_errno(msg, path, "cannot stat", errno);
-		rc = ERR_IO;
-		goto out;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		errmsg_set(msg, "%s: is a directory", path);
-		rc = ERR_IO;
-		goto out;
-	}
-	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > max_bytes) {
-		errmsg_set(msg, "%s: larger than %zu bytes", path, max_bytes);
-		rc = ERR_TOO_LARGE;
-		goto out;
-	}
-	/* st_size is only a hint (files may grow, /proc reports 0): read until
-	 * EOF and enforce the ceiling on what actually arrives. */
-	cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 4096;
-	data = xmalloc(cap + 1);
-	for (;;) {
-		ssize_t n;
-
-		if (used == cap) {
-			cap = cap * 2 > max_bytes + 1 ? max_bytes + 1 : cap * 2;
-			data = xrealloc(data, cap + 1);
-		}
-		n = read(fd, data + used, cap - used);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			doc_error_errno(msg, path, "cannot read", errno);
-			rc = ERR_IO;
-			goto out;
-		}
-		if (n == 0)
-			break;
-		used += (size_t)n;
-		if (used > max_bytes) {
-			errmsg_set(msg, "%s: larger than %zu bytes", path, max_bytes);
-			rc = ERR_TOO_LARGE;
-			goto out;
-		}
-	}
-	data[used] = '\0';
-	*buf = data;
-	*len = used;
-	data = NULL;
-out:
-	free(data);
-	close(fd);
-	return rc;
 }
 
 void doc_path_init(struct doc_path *p)

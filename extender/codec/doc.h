@@ -21,8 +21,6 @@
 
 /* Deepest nesting of arrays/objects accepted, in both formats. */
 #define DOC_MAX_DEPTH 64
-/* Ceiling for doc_read_file. */
-#define DOC_MAX_FILE_BYTES ((size_t)64 << 20)
 
 enum doc_kind {
 	DOC_NULL,
@@ -162,19 +160,6 @@ enum err doc_read_string(const struct doc *d, unsigned flags, const char **out,
  * for text such as "1.5" ("\"1.5\": not an integer"), ERR_RANGE outside
  * int64. msg carries no origin or path. */
 enum err doc_read_int64(const struct doc *d, int64_t *out, struct errmsg *msg);
-
-/* Reads a whole regular file into a NUL-terminated heap buffer (*buf, free
- * with free(); *len excludes the NUL). max_bytes 0 or above
- * DOC_MAX_FILE_BYTES means DOC_MAX_FILE_BYTES. ERR_IO ("path: cannot open: No
- * such file or directory", "path: is a directory", ...), ERR_TOO_LARGE
- * ("path: larger than N bytes"). */
-enum err doc_read_file(const char *path, size_t max_bytes, char **buf,
-		       size_t *len, struct errmsg *msg);
-
-/* Sets msg to "path: what: strerror(e)" ("path: cannot open: No such file
- * or directory"). */
-void doc_error_errno(struct errmsg *msg, const char *path, const char *what,
-		     int e);
 
 /* A field path such as "items[2].zones[1].resources[0].available", built while
  * walking a tree. Paths longer than the buffer are cut, never overrun. */

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "extender/codec/decode.h"
+#include "extender/file_read.h"
 #include "extender/xalloc.h"
 #include "topology/names.h"
 #include "topology/quantity.h"
@@ -627,7 +628,7 @@ static enum err load_file(const char *path, struct objlist *l,
 	size_t len = 0;
 	enum err rc;
 
-	rc = doc_read_file(path, DOC_MAX_FILE_BYTES, &buf, &len, msg);
+	rc = file_read_all(path, FILE_READ_DOC_MAX_BYTES, &buf, &len, msg);
 	if (rc != ERR_OK)
 		return rc;
 	rc = nrt_decode_buffer(buf, len, path, &objs, &nobjs, msg);
@@ -667,7 +668,7 @@ static enum err load_dir(const char *path, struct objlist *l,
 
 	dir = opendir(path);
 	if (dir == NULL) {
-		doc_error_errno(msg, path, "cannot open directory", errno);
+		file_error_errno(msg, path, "cannot open directory", errno);
 		return ERR_IO;
 	}
 	for (;;) {
@@ -686,7 +687,7 @@ static enum err load_dir(const char *path, struct objlist *l,
 		names[n++] = xstrdup(e->d_name);
 	}
 	if (errno != 0) {
-		doc_error_errno(msg, path, "cannot read directory", errno);
+		file_error_errno(msg, path, "cannot read directory", errno);
 		rc = ERR_IO;
 		goto out;
 	}

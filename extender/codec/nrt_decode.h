@@ -46,11 +46,12 @@ enum err nrt_decode_buffer(const char *buf, size_t len, const char *origin,
 			   struct nrt_object **objs, size_t *nobjs,
 			   struct errmsg *msg);
 
-/* A file (decoded as by nrt_decode_buffer, the path as origin) or a directory:
- * its regular files ending in .yaml, .yml or .json, in strcmp order of their
- * names, not recursing; other entries are ignored and a directory without any
- * yields 0 objects. Adds ERR_IO and ERR_TOO_LARGE (files over
- * DOC_MAX_FILE_BYTES). */
+/* A regular file (decoded as by nrt_decode_buffer, the path as origin) or a
+ * directory: its regular files ending in .yaml, .yml or .json, in strcmp
+ * order of their names, not recursing; other entries are ignored and a
+ * directory without any yields 0 objects. Adds ERR_IO (also for a FIFO or a
+ * device, refused without blocking) and ERR_TOO_LARGE (files over
+ * FILE_READ_DOC_MAX_BYTES, 16 MiB). */
 enum err nrt_load_path(const char *path, struct nrt_object **objs,
 		       size_t *nobjs, struct errmsg *msg);
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "extender/codec/decode.h"
+#include "extender/file_read.h"
 #include "extender/xalloc.h"
 #include "topology/names.h"
 #include "topology/quantity.h"
@@ -378,7 +379,7 @@ enum err pod_load_file(const char *path, struct pod_spec *out,
 	enum err rc;
 
 	memset(out, 0, sizeof *out);
-	rc = doc_read_file(path, DOC_MAX_FILE_BYTES, &buf, &len, msg);
+	rc = file_read_all(path, FILE_READ_DOC_MAX_BYTES, &buf, &len, msg);
 	if (rc != ERR_OK)
 		return rc;
 	rc = pod_decode_buffer(buf, len, path, out, msg);

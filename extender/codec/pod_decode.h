@@ -41,8 +41,9 @@ enum err pod_decode_json(struct json_object *o, const char *origin, struct pod_s
 enum err pod_decode_buffer(const char *buf, size_t len, const char *origin,
 			   struct pod_spec *out, struct errmsg *msg);
 
-/* A file (up to DOC_MAX_FILE_BYTES), the path as origin. Adds ERR_IO and
- * ERR_TOO_LARGE. */
+/* A regular file (up to FILE_READ_DOC_MAX_BYTES, 16 MiB), the path as
+ * origin. Adds ERR_IO (also for a FIFO, a device or a directory, refused
+ * without blocking) and ERR_TOO_LARGE. */
 enum err pod_load_file(const char *path, struct pod_spec *out,
 		       struct errmsg *msg);
 

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "extender/codec/doc.h"
+#include "extender/file_read.h"
 #include "extender/decide/pool.h"
 #include "extender/http/heap.h"
 #include "extender/log.h"
@@ -758,7 +759,7 @@ static char *read_pem(const char *path, struct errmsg *msg)
 	char *buf = NULL;
 	size_t len = 0;
 
-	if (doc_read_file(path, 1 << 20, &buf, &len, msg) != ERR_OK)
+	if (file_read_all(path, 1 << 20, &buf, &len, msg) != ERR_OK)
 		return NULL;
 	return buf;
 }

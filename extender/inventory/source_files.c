@@ -80,6 +80,7 @@
 #include <unistd.h>
 
 #include "extender/codec/doc.h"
+#include "extender/file_read.h"
 #include "extender/codec/encode.h"
 #include "extender/log.h"
 #include "extender/http/metrics.h"
@@ -420,7 +421,7 @@ static bool load_file(struct source_files *sf, struct file_entry *f, struct stor
 	uint64_t hash;
 	enum err rc;
 
-	rc = doc_read_file(f->path, sf->max_file_bytes, &buf, &len, &msg);
+	rc = file_read_all(f->path, sf->max_file_bytes, &buf, &len, &msg);
 	if (rc != ERR_OK) {
 		/* Unreadable, or grown past the cap since it was stat'ed. */
 		log_warn("cannot read inventory file; its nodes keep their last good inventory",

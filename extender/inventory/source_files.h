@@ -15,12 +15,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "extender/file_read.h"
 #include "extender/inventory/store.h"
 
 struct source_files;
 
-/* The default cap on one file's size (inventory.maxFileBytes). */
-#define SOURCE_FILES_MAX_FILE_BYTES ((size_t)16 << 20)
+/* The default cap on one file's size (inventory.maxFileBytes): the bound
+ * the commands hold an NRT file to. */
+#define SOURCE_FILES_MAX_FILE_BYTES FILE_READ_DOC_MAX_BYTES
 /* The default safety rescan period while watching; a longer poll interval
  * is used instead. */
 #define SOURCE_FILES_FULL_RESCAN_MS 10000

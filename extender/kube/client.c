@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "extender/codec/doc.h"
+#include "extender/file_read.h"
 #include "extender/xalloc.h"
 
 #define SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
@@ -107,7 +108,7 @@ static enum err refresh_token(struct kube_credentials *c, struct errmsg *msg)
 	    st.st_mtim.tv_nsec == c->token_mtime.tv_nsec && st.st_size == c->token_size &&
 	    st.st_ino == c->token_ino)
 		return ERR_OK;
-	if (doc_read_file(c->token_file, TOKEN_MAX, &buf, &len, msg) != ERR_OK)
+	if (file_read_all(c->token_file, TOKEN_MAX, &buf, &len, msg) != ERR_OK)
 		return ERR_IO;
 	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r' || buf[len - 1] == ' '))
 		buf[--len] = '\0';
@@ -226,7 +227,7 @@ enum err kube_credentials_from_kubeconfig(const char *path, struct kube_credenti
 	enum err rc = ERR_INVALID;
 
 	memset(out, 0, sizeof *out);
-	if (doc_read_file(path, 4 << 20, &buf, &len, msg) != ERR_OK)
+	if (file_read_all(path, 4 << 20, &buf, &len, msg) != ERR_OK)
 		return ERR_IO;
 	if (doc_parse(buf, len, path, &docs, &ndocs, msg) != ERR_OK) {
 		rc = ERR_PARSE;

@@ -316,7 +316,7 @@ static void kubeconfig_flag_errors(void **state)
 
 	serve(e, "--kubeconfig", "/nonexistent/numa-flags-kubeconfig", NULL);
 	assert_int_equal(exit_status(e), 2);
-	expect_log(e, "numa-extender serve: --kubeconfig: /nonexistent/numa-flags-kubeconfig: "
+	expect_log(e, "numa-extender serve: --kubeconfig: /nonexistent/numa-flags-kubeconfig: cannot open: "
 		      "No such file or directory");
 	serve(e, "--kubeconfig", e->kubeconfig, "--nrt-dir", "tests/data/server/nrt", NULL);
 	assert_int_equal(exit_status(e), 2);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "extender/file_read.h"
 #include "tests/support/doc_query.h"
 #include "topology/alloc.h"
 
@@ -24,7 +25,7 @@ static void files_add(struct kz_files *fs, const char *path)
 	memset(f, 0, sizeof *f);
 	f->path = xstrdup(path);
 	f->real = xstrdup(realpath(path, real) ? real : path);
-	f->ok = doc_read_file(path, 0, &f->buf, &len, &f->err) == ERR_OK &&
+	f->ok = file_read_all(path, 0, &f->buf, &len, &f->err) == ERR_OK &&
 		doc_parse(f->buf, len, path, &f->docs, &f->ndocs, &f->err) == ERR_OK;
 }
 

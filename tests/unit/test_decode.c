@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "extender/codec/doc.h"
+#include "extender/file_read.h"
 #include "extender/codec/nrt_decode.h"
 #include "topology/inventory.h"
 #include "extender/codec/pod_decode.h"
@@ -26,7 +27,7 @@ static char *slurp(const char *path, size_t *len)
 {
 	struct errmsg msg = { { 0 } };
 	char *buf = NULL;
-	enum err rc = doc_read_file(path, 0, &buf, len, &msg);
+	enum err rc = file_read_all(path, 0, &buf, len, &msg);
 
 	if (rc != ERR_OK)
 		fail_msg("%s", msg.text);
@@ -1085,23 +1086,24 @@ static void decode_read_file_errors(void **state)
 	size_t len = 5;
 
 	(void)state;
-	assert_int_equal(doc_read_file(DATA "nope.yaml", 0, &buf, &len, &msg), ERR_IO);
+	assert_int_equal(file_read_all(DATA "nope.yaml", 0, &buf, &len, &msg), ERR_IO);
 	assert_string_equal(msg.text, DATA "nope.yaml: cannot open: No such file or directory");
 	assert_null(buf);
 	assert_int_equal(len, 0);
-	assert_int_equal(doc_read_file(DATA "dir", 0, &buf, &len, &msg), ERR_IO);
+	assert_int_equal(file_read_all(DATA "dir", 0, &buf, &len, &msg), ERR_IO);
 	assert_string_equal(msg.text, DATA "dir: is a directory");
-	assert_int_equal(doc_read_file(DATA "dir/a.json", 16, &buf, &len, &msg),
+	assert_int_equal(file_read_all(DATA "dir/a.json", 16, &buf, &len, &msg),
 			 ERR_TOO_LARGE);
 	assert_string_equal(msg.text, DATA "dir/a.json: larger than 16 bytes");
 	assert_null(buf);
-	assert_int_equal(doc_read_file(DATA "dir/notes.txt", 12, &buf, &len, &msg), ERR_OK);
+	assert_int_equal(file_read_all(DATA "dir/notes.txt", 12, &buf, &len, &msg), ERR_OK);
 	assert_int_equal(len, 12);
 	assert_int_equal(buf[len], '\0');
 	assert_memory_equal(buf, "not yaml: [\n", 12);
 	free(buf);
-	/* Non-regular files are read to EOF under the same ceiling. */
-	assert_int_equal(doc_read_file("/proc/self/status", 8, &buf, &len, &msg),
+	/* Files that report no size (/proc) are read to EOF under the same
+	 * ceiling. */
+	assert_int_equal(file_read_all("/proc/self/status", 8, &buf, &len, &msg),
 			 ERR_TOO_LARGE);
 	assert_string_equal(msg.text, "/proc/self/status: larger than 8 bytes");
 }

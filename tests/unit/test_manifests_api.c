@@ -22,6 +22,7 @@
 
 #include "extender/config.h"
 #include "extender/codec/doc.h"
+#include "extender/file_read.h"
 #include "tests/support/doc_query.h"
 #include "tests/support/kustomize.h"
 #include "tests/support/manifest_sites.h"
@@ -240,7 +241,7 @@ static bool extract_api_calls_for(const char *dir, const struct config *cfg, str
 			continue;
 		}
 		if ((!dq_has_suffix(e->d_name, ".c") && !dq_has_suffix(e->d_name, ".h")) ||
-		    !file_in_use(e->d_name, cfg) || doc_read_file(path, 0, &src, &len, &ignored) != ERR_OK)
+		    !file_in_use(e->d_name, cfg) || file_read_all(path, 0, &src, &len, &ignored) != ERR_OK)
 			continue;
 		ok = extract_from_source(src, path, calls, msg);
 		free(src);

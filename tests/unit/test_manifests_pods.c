@@ -19,6 +19,7 @@
 
 #include "extender/config.h"
 #include "extender/codec/doc.h"
+#include "extender/file_read.h"
 #include "tests/support/doc_query.h"
 #include "tests/support/kustomize.h"
 #include "tests/support/manifest_sites.h"
@@ -300,9 +301,9 @@ static void manifests_dockerfile_matches_the_deployments(void **state)
 	int64_t uid;
 
 	(void)state;
-	assert_int_equal(doc_read_file("Dockerfile", 0, &df, &len, &msg), ERR_OK);
-	assert_int_equal(doc_read_file("scripts/install-deps.sh", 0, &deps, &len, &msg), ERR_OK);
-	assert_int_equal(doc_read_file("Makefile", 0, &mk, &len, &msg), ERR_OK);
+	assert_int_equal(file_read_all("Dockerfile", 0, &df, &len, &msg), ERR_OK);
+	assert_int_equal(file_read_all("scripts/install-deps.sh", 0, &deps, &len, &msg), ERR_OK);
+	assert_int_equal(file_read_all("Makefile", 0, &mk, &len, &msg), ERR_OK);
 	for (char *q = deps; *q; q++)
 		if (*q == '\n' || *q == '"' || *q == '\\' || *q == '\t')
 			*q = ' ';

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "extender/codec/doc.h"
+#include "extender/file_read.h"
 #include "extender/cmd/explain.h"
 #include "extender/codec/nrt_decode.h"
 #include "extender/codec/pod_decode.h"
@@ -35,7 +36,7 @@ static char *run_explain(const char *path)
 
 	memset(&obj, 0, sizeof obj);
 	memset(&pod, 0, sizeof pod);
-	if (doc_read_file(path, 0, &buf, &blen, &msg) != ERR_OK)
+	if (file_read_all(path, 0, &buf, &blen, &msg) != ERR_OK)
 		fail_msg("%s", msg.text);
 	if (doc_parse(buf, blen, path, &docs, &ndocs, &msg) != ERR_OK || ndocs != 1)
 		fail_msg("%s: %s", path, msg.text);

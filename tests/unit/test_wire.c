@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "extender/codec/doc.h"
+#include "extender/file_read.h"
 #include "extender/codec/encode.h"
 #include "tests/support/http_client.h"
 #include "extender/codec/wire.h"
@@ -34,7 +35,7 @@ static char *slurp(const char *path, size_t *len)
 	struct errmsg msg = { { 0 } };
 	char *buf = NULL;
 
-	if (doc_read_file(path, 0, &buf, len, &msg) != ERR_OK)
+	if (file_read_all(path, 0, &buf, len, &msg) != ERR_OK)
 		fail_msg("%s", msg.text);
 	return buf;
 }
