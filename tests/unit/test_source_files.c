@@ -319,8 +319,10 @@ static void polling_sees_an_edit_and_a_deletion(void **state)
 }
 
 /* Watching, with a poll interval (and so a safety rescan period) of 60 s:
- * whatever is seen within PROMPT_MS came through inotify, and only the
- * named files were scanned. */
+ * whatever is seen within PROMPT_MS came through inotify. Whether an event
+ * led to a named scan or a full one is not asserted: a file that is gone
+ * before its watch is added (a writer's temporary file, renamed at once)
+ * makes the next scan a full one, as timing decides. */
 static void events_see_changes_with_a_long_poll(void **state)
 {
 	struct store *store = store_new();
@@ -368,7 +370,6 @@ static void events_see_changes_with_a_long_poll(void **state)
 	assert_in_range(ms, 0, PROMPT_MS);
 	st = stats_of(sf);
 	assert_true(st.watching);
-	assert_true(st.named_scans >= 4);
 	assert_int_equal(st.overflows, 0);
 	assert_int_equal(st.fallbacks, 0);
 	assert_int_equal(st.watches, 1);
