@@ -2,8 +2,23 @@
 /* libmicrohttpd glue: a poll thread pool (the verbs only use the CPU),
  * the per-request body buffer capped before it grows and counted against a
  * bound shared by all requests, mTLS verification cached per connection, a
- * deadline for receiving each request enforced by a sweeper thread, and
+ * deadline for receiving each request enforced by a sweeper thread, the
+ * connection limit kept here rather than by libmicrohttpd, and
  * quiesce -> drain -> stop on shutdown.
+ *
+ * The connection limit: libmicrohttpd stops accept()ing when its own limit
+ * is reached (per worker thread), so connections over it waited in the
+ * kernel's listen backlog, served first in, first out, behind every silent
+ * connection ahead of them: slots came free only in waves of the request
+ * timeout. Its limit is therefore set far above limits.maxConnections (the
+ * listen socket is always polled) and ours is kept by the accept policy
+ * callback, which runs for every accepted socket after libmicrohttpd's
+ * per-address cap: at the limit, a new connection makes room by closing the
+ * connection of its listener that has waited longest for a request (first
+ * one that has not delivered its whole request, else one idle between
+ * requests); a connection whose request has arrived (being judged or
+ * answered) is never closed for room. When there is none to close, the new
+ * one is closed at once.
  *
  * Poll, not epoll: libmicrohttpd 0.9.75's edge-triggered epoll loop misses
  * the end of a connection whose last data and FIN arrive together (a short
@@ -16,6 +31,7 @@
 #include <errno.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
+#include <limits.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <pthread.h>
@@ -24,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,6 +65,12 @@ enum route {
 	ROUTE_NONE,
 };
 
+struct conn_state;
+
+struct conn_queue {
+	struct conn_state *head, *tail;
+};
+
 struct listener {
 	struct MHD_Daemon *daemon;
 	int port;
@@ -55,18 +78,31 @@ struct listener {
 	bool health;        /* serves /healthz /readyz /metrics */
 	bool mtls;
 	struct server *server;
+	/* Under the server's conns_lock. Each queue is in the order its
+	 * connections entered it, so also in the order of their deadlines. */
+	struct conn_queue waiting, idle;
+	int64_t live;     /* registered and not being closed */
+	int64_t pending;  /* let in by the accept policy, not registered yet */
+};
+
+/* Where a connection is; each change is made under conns_lock. */
+enum conn_phase {
+	PHASE_WAITING, /* accepted, or a request line on a kept-alive one: receiving a request */
+	PHASE_IDLE,    /* kept alive between requests */
+	PHASE_BUSY,    /* its request is in: being judged or answered */
+	PHASE_CLOSING, /* shut down by us, waiting for libmicrohttpd to close it */
 };
 
 /* Per connection (MHD's socket context), from accept to close. */
 struct conn_state {
-	struct conn_state *prev, *next;  /* server's list, under conns_lock */
+	struct conn_state *prev, *next;  /* its listener's queue (waiting, idle) */
+	struct listener *l;
 	MHD_socket fd;
 	int verified;                    /* mTLS: 0 unknown, 1 verified, -1 refused */
-	bool in_request;                 /* receiving a request (its MHD thread only) */
-	/* Monotonic ms by which the request being received must be complete,
-	 * or the keep-alive wait for the next one over; 0: none. Set by the
-	 * connection's thread, cleared by the sweeper when it acts. */
-	_Atomic int64_t deadline_ms;
+	enum conn_phase phase;
+	/* Monotonic ms by which the request being received must be complete
+	 * (waiting), or the keep-alive wait for the next one is over (idle). */
+	int64_t deadline_ms;
 };
 
 struct server {
@@ -78,23 +114,28 @@ struct server {
 	int64_t max_body;
 	int64_t max_buffered;
 	int64_t request_timeout_ms, idle_timeout_ms;
+	int64_t max_conns;                    /* per listener */
 	char *cert_pem, *key_pem, *ca_pem;
 	char **client_names;
 	size_t nclient_names;
 	_Atomic bool draining;
 	_Atomic int inflight;
 	_Atomic int64_t buffered;             /* bytes reserved by request bodies */
-	_Atomic uint64_t request_timeouts;    /* connections closed by the deadline */
 	_Atomic uint64_t busy_refusals;       /* 503: maxBufferedBytes reached */
 	_Atomic uint64_t aborted;             /* requests ended without a reply sent */
 
-	/* Every open connection, for the sweeper. A connection leaves the
-	 * list (NOTIFY_CLOSED) before libmicrohttpd closes its socket, so a
-	 * socket found here under the lock is still that connection's. */
+	/* Guards every conn_state's phase and queue, the listeners' queues
+	 * and counts, and the counters below. A connection leaves its queue
+	 * (NOTIFY_CLOSED) before libmicrohttpd closes its socket, so a socket
+	 * found in a queue under the lock is still that connection's. */
 	pthread_mutex_t conns_lock;
 	pthread_cond_t sweeper_wake;
-	struct conn_state *conns;
-	int64_t nconns;
+	int64_t nconns;                       /* registered, all listeners */
+	uint64_t request_timeouts;            /* closed by the deadline */
+	uint64_t evicted;                     /* closed to make room for a new one */
+	uint64_t refused;                     /* new ones closed at once: no room */
+	uint64_t logged_evicted, logged_refused;
+	int64_t room_logged_ms;
 	bool sweeper_stop;
 	bool sweeper_running;
 	pthread_t sweeper;
@@ -140,7 +181,7 @@ static enum metrics_verb verb_of(enum route r)
 									  : METRICS_OTHER;
 }
 
-static void request_received(struct MHD_Connection *c);
+static void request_received(struct server *s, struct MHD_Connection *c);
 
 static enum MHD_Result send_reply(struct server *s, struct MHD_Connection *c,
 				  struct request *req, struct reply *r)
@@ -159,7 +200,7 @@ static enum MHD_Result send_reply(struct server *s, struct MHD_Connection *c,
 					is_verb(req->route) ? "POST" : "GET");
 	if (atomic_load(&s->draining))
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-	request_received(c);
+	request_received(s, c);
 	ret = MHD_queue_response(c, (unsigned int)r->status, resp);
 	MHD_destroy_response(resp);
 	metrics_request(verb_of(req->route), r->status, elapsed(&req->start));
@@ -260,8 +301,107 @@ static struct conn_state *conn_state_of(struct MHD_Connection *c)
 	return ci ? (struct conn_state *)ci->socket_context : NULL;
 }
 
+static struct conn_queue *queue_of(struct conn_state *cs)
+{
+	if (cs->phase == PHASE_WAITING)
+		return &cs->l->waiting;
+	if (cs->phase == PHASE_IDLE)
+		return &cs->l->idle;
+	return NULL;
+}
+
+/* Moves cs to phase (under conns_lock): out of its queue, and to the tail
+ * of the new one, since it enters it last. */
+static void set_phase(struct conn_state *cs, enum conn_phase phase, int64_t deadline_ms)
+{
+	struct conn_queue *q = queue_of(cs);
+
+	if (q != NULL) {
+		if (cs->prev)
+			cs->prev->next = cs->next;
+		else
+			q->head = cs->next;
+		if (cs->next)
+			cs->next->prev = cs->prev;
+		else
+			q->tail = cs->prev;
+	}
+	cs->prev = cs->next = NULL;
+	cs->phase = phase;
+	cs->deadline_ms = deadline_ms;
+	q = queue_of(cs);
+	if (q != NULL) {
+		cs->prev = q->tail;
+		if (q->tail)
+			q->tail->next = cs;
+		else
+			q->head = cs;
+		q->tail = cs;
+	}
+}
+
+/* Shuts down cs's socket (under conns_lock). The shutdown wakes the
+ * connection's thread (poll reports the EOF), which closes it and ends its
+ * request through the usual paths (request_completed, NOTIFY_CLOSED), so
+ * nothing is freed here; its slot is free from now on. */
+static void close_conn(struct conn_state *cs)
+{
+	set_phase(cs, PHASE_CLOSING, 0);
+	cs->l->live--;
+	if (cs->fd != MHD_INVALID_SOCKET)
+		shutdown(cs->fd, SHUT_RDWR);
+}
+
+/* The listener whose connection this thread's last accept let in, until
+ * that connection is registered. libmicrohttpd accepts, asks the accept
+ * policy and registers (NOTIFY_STARTED) on one thread, one socket at a
+ * time; a socket it drops in between (out of memory) is never registered,
+ * and its reservation is given back at the thread's next accept. */
+static _Thread_local struct listener *reserved_on;
+
+static void forget_reservation(void)
+{
+	if (reserved_on != NULL) {
+		reserved_on->pending--;
+		reserved_on = NULL;
+	}
+}
+
+/* libmicrohttpd's accept policy, after its per-address cap: a connection
+ * over limits.maxConnections takes the slot of the one that has waited
+ * longest for a request (see the top of the file), or is closed at once
+ * when every connection has its request in. */
+static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+	struct listener *l = cls;
+	struct server *s = l->server;
+	enum MHD_Result ok = MHD_YES;
+
+	(void)addr;
+	(void)addrlen;
+	pthread_mutex_lock(&s->conns_lock);
+	forget_reservation();
+	while (l->live + l->pending >= s->max_conns) {
+		struct conn_state *victim = l->waiting.head ? l->waiting.head : l->idle.head;
+
+		if (victim == NULL) {
+			s->refused++;
+			ok = MHD_NO;
+			break;
+		}
+		close_conn(victim);
+		s->evicted++;
+	}
+	if (ok == MHD_YES) {
+		l->pending++;
+		reserved_on = l;
+	}
+	pthread_mutex_unlock(&s->conns_lock);
+	return ok;
+}
+
 /* A new connection must deliver its first request (TLS handshake included)
- * within the request timeout; it joins the sweeper's list. */
+ * within the request timeout; it joins its listener's waiting queue. */
 static void notify_connection(void *cls, struct MHD_Connection *c, void **socket_context,
 			      enum MHD_ConnectionNotificationCode code)
 {
@@ -273,15 +413,17 @@ static void notify_connection(void *cls, struct MHD_Connection *c, void **socket
 		const union MHD_ConnectionInfo *ci;
 
 		cs = xcalloc(1, sizeof *cs);
+		cs->l = l;
 		ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 		cs->fd = ci ? ci->connect_fd : MHD_INVALID_SOCKET;
-		cs->in_request = true;
-		atomic_init(&cs->deadline_ms, now_ms() + s->request_timeout_ms);
+		cs->phase = PHASE_BUSY; /* in no queue yet */
 		pthread_mutex_lock(&s->conns_lock);
-		cs->next = s->conns;
-		if (s->conns)
-			s->conns->prev = cs;
-		s->conns = cs;
+		if (reserved_on == l) {
+			l->pending--;
+			reserved_on = NULL;
+		}
+		set_phase(cs, PHASE_WAITING, now_ms() + s->request_timeout_ms);
+		l->live++;
 		s->nconns++;
 		pthread_mutex_unlock(&s->conns_lock);
 		*socket_context = cs;
@@ -290,12 +432,9 @@ static void notify_connection(void *cls, struct MHD_Connection *c, void **socket
 		if (cs == NULL)
 			return;
 		pthread_mutex_lock(&s->conns_lock);
-		if (cs->prev)
-			cs->prev->next = cs->next;
-		else
-			s->conns = cs->next;
-		if (cs->next)
-			cs->next->prev = cs->prev;
+		if (cs->phase != PHASE_CLOSING)
+			l->live--;
+		set_phase(cs, PHASE_CLOSING, 0); /* out of its queue */
 		s->nconns--;
 		pthread_mutex_unlock(&s->conns_lock);
 		free(cs);
@@ -304,31 +443,38 @@ static void notify_connection(void *cls, struct MHD_Connection *c, void **socket
 }
 
 /* The request line of a request has arrived (MHD_OPTION_URI_LOG_CALLBACK,
- * before its headers): on a kept-alive connection the clock starts now.
- * The first request keeps the deadline set at accept. */
+ * before its headers): on a kept-alive connection the clock starts now and
+ * it queues as waiting again. The first request keeps the deadline and the
+ * place set at accept. */
 static void *request_line(void *cls, const char *uri, struct MHD_Connection *c)
 {
 	struct listener *l = cls;
+	struct server *s = l->server;
 	struct conn_state *cs = conn_state_of(c);
 
 	(void)uri;
-	if (cs != NULL && !cs->in_request) {
-		cs->in_request = true;
-		atomic_store(&cs->deadline_ms, now_ms() + l->server->request_timeout_ms);
+	if (cs != NULL) {
+		pthread_mutex_lock(&s->conns_lock);
+		if (cs->phase == PHASE_IDLE)
+			set_phase(cs, PHASE_WAITING, now_ms() + s->request_timeout_ms);
+		pthread_mutex_unlock(&s->conns_lock);
 	}
 	return NULL; /* *con_cls stays NULL for the access handler's first call */
 }
 
-/* The request is in (or answered before its body): no deadline while the
- * handler works and the reply goes out. */
-static void request_received(struct MHD_Connection *c)
+/* The request is in (its last body byte, or answered before its body): no
+ * deadline while the handler works and the reply goes out, and never closed
+ * to make room. */
+static void request_received(struct server *s, struct MHD_Connection *c)
 {
 	struct conn_state *cs = conn_state_of(c);
 
-	if (cs != NULL && cs->in_request) {
-		cs->in_request = false;
-		atomic_store(&cs->deadline_ms, 0);
-	}
+	if (cs == NULL)
+		return;
+	pthread_mutex_lock(&s->conns_lock);
+	if (cs->phase == PHASE_WAITING)
+		set_phase(cs, PHASE_BUSY, 0);
+	pthread_mutex_unlock(&s->conns_lock);
 }
 
 /* Bytes of request bodies held at once are bounded across all requests. */
@@ -350,10 +496,22 @@ static void release_bytes(struct server *s, struct request *req)
 	req->reserved = 0;
 }
 
-/* Sweeps the connections every tick and shuts down the socket of each whose
- * deadline has passed. The shutdown wakes the connection's thread (poll
- * reports the EOF), which closes it and ends its request through the usual
- * paths (request_completed, NOTIFY_CLOSED), so nothing is freed here. */
+/* Closes, oldest first, the connections in q whose deadline has passed
+ * (under conns_lock); returns how many. */
+static uint64_t sweep_queue(struct conn_queue *q, int64_t now)
+{
+	uint64_t closed = 0;
+
+	while (q->head != NULL && q->head->deadline_ms <= now) {
+		close_conn(q->head);
+		closed++;
+	}
+	return closed;
+}
+
+/* Every tick: closes the connections whose deadline has passed (the queues
+ * are in deadline order, so only the expired ones are looked at), and says
+ * in the log, at most every 10 s, how many were closed to make room. */
 static void *sweeper_main(void *arg)
 {
 	struct server *s = arg;
@@ -366,26 +524,36 @@ static void *sweeper_main(void *arg)
 	pthread_mutex_lock(&s->conns_lock);
 	while (!s->sweeper_stop) {
 		int64_t now = now_ms();
-		uint64_t closed = 0;
-		struct conn_state *cs;
+		uint64_t closed = 0, evicted = 0, refused = 0;
+		struct listener *ls[2] = { &s->main, &s->metrics };
 		struct timespec until;
+		int i;
 
-		for (cs = s->conns; cs != NULL; cs = cs->next) {
-			int64_t d = atomic_load(&cs->deadline_ms);
-
-			if (d == 0 || now < d || cs->fd == MHD_INVALID_SOCKET)
-				continue;
-			if (!atomic_compare_exchange_strong(&cs->deadline_ms, &d, 0))
-				continue; /* its thread just moved it */
-			atomic_fetch_add(&s->request_timeouts, 1); /* counted before it shows */
-			shutdown(cs->fd, SHUT_RDWR);
-			closed++;
+		for (i = 0; i < 2; i++) {
+			closed += sweep_queue(&ls[i]->waiting, now);
+			closed += sweep_queue(&ls[i]->idle, now);
 		}
-		if (closed > 0) {
+		s->request_timeouts += closed;
+		if ((s->evicted != s->logged_evicted || s->refused != s->logged_refused) &&
+		    (s->room_logged_ms == 0 || now - s->room_logged_ms >= 10000)) {
+			evicted = s->evicted - s->logged_evicted;
+			refused = s->refused - s->logged_refused;
+			s->logged_evicted = s->evicted;
+			s->logged_refused = s->refused;
+			s->room_logged_ms = now;
+		}
+		if (closed > 0 || evicted > 0 || refused > 0) {
 			pthread_mutex_unlock(&s->conns_lock);
-			log_warn("closed connections that sent no complete request in time",
-				 "connections=%llu request_timeout_ms=%lld", (unsigned long long)closed,
-				 (long long)s->request_timeout_ms);
+			if (closed > 0)
+				log_warn("closed connections that sent no complete request in time",
+					 "connections=%llu request_timeout_ms=%lld",
+					 (unsigned long long)closed, (long long)s->request_timeout_ms);
+			if (evicted > 0 || refused > 0)
+				log_warn("connection limit reached: closed connections waiting for a "
+					 "request to make room, or new ones when none was waiting",
+					 "evicted=%llu refused=%llu max_connections=%lld",
+					 (unsigned long long)evicted, (unsigned long long)refused,
+					 (long long)s->max_conns);
 			pthread_mutex_lock(&s->conns_lock);
 		}
 		clock_gettime(CLOCK_MONOTONIC, &until);
@@ -416,12 +584,17 @@ static bool authorized(struct listener *l, struct MHD_Connection *c)
 /* The server's own gauges and counters, after the process-wide ones. */
 static void append_server_metrics(struct server *s, struct reply *r)
 {
-	char text[2048];
+	char text[4096];
 	int n;
 	int64_t nconns;
+	uint64_t timeouts, evicted, refused;
 
+	/* Read together: a connection counted as closed has been shut down. */
 	pthread_mutex_lock(&s->conns_lock);
 	nconns = s->nconns;
+	timeouts = s->request_timeouts;
+	evicted = s->evicted;
+	refused = s->refused;
 	pthread_mutex_unlock(&s->conns_lock);
 	n = snprintf(text, sizeof text,
 		     "# HELP numa_extender_http_requests_in_flight Requests received and not yet "
@@ -439,6 +612,16 @@ static void append_server_metrics(struct server *s, struct reply *r)
 		     "a request was not received within limits.requestTimeout.\n"
 		     "# TYPE numa_extender_http_request_timeouts_total counter\n"
 		     "numa_extender_http_request_timeouts_total %llu\n"
+		     "# HELP numa_extender_http_connections_evicted_total Connections closed "
+		     "to make room for a new one at limits.maxConnections (the one waiting "
+		     "longest for its request).\n"
+		     "# TYPE numa_extender_http_connections_evicted_total counter\n"
+		     "numa_extender_http_connections_evicted_total %llu\n"
+		     "# HELP numa_extender_http_connections_refused_total New connections "
+		     "closed at once at limits.maxConnections: every connection had its "
+		     "request in.\n"
+		     "# TYPE numa_extender_http_connections_refused_total counter\n"
+		     "numa_extender_http_connections_refused_total %llu\n"
 		     "# HELP numa_extender_http_busy_refusals_total Requests refused with 503 "
 		     "because limits.maxBufferedBytes was reached.\n"
 		     "# TYPE numa_extender_http_busy_refusals_total counter\n"
@@ -449,7 +632,8 @@ static void append_server_metrics(struct server *s, struct reply *r)
 		     "numa_extender_http_aborted_requests_total %llu\n",
 		     atomic_load(&s->inflight) - 1, (long long)nconns,
 		     (long long)atomic_load(&s->buffered),
-		     (unsigned long long)atomic_load(&s->request_timeouts),
+		     (unsigned long long)timeouts, (unsigned long long)evicted,
+		     (unsigned long long)refused,
 		     (unsigned long long)atomic_load(&s->busy_refusals),
 		     (unsigned long long)atomic_load(&s->aborted));
 	if (n <= 0 || (size_t)n >= sizeof text)
@@ -587,7 +771,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
 		req->len += n;
 		return MHD_YES;
 	}
-	request_received(c);
+	request_received(s, c);
 	if (!is_verb(req->route))
 		return handle_get(s, c, req);
 	if (req->too_big)
@@ -631,8 +815,10 @@ static void request_completed(void *cls, struct MHD_Connection *c, void **con_cl
 	else if (cs != NULL) {
 		/* Kept alive: the next request line must come before the idle
 		 * timeout, even one byte at a time. */
-		cs->in_request = false;
-		atomic_store(&cs->deadline_ms, now_ms() + s->idle_timeout_ms);
+		pthread_mutex_lock(&s->conns_lock);
+		if (cs->phase != PHASE_CLOSING)
+			set_phase(cs, PHASE_IDLE, now_ms() + s->idle_timeout_ms);
+		pthread_mutex_unlock(&s->conns_lock);
 	}
 	if (req == NULL)
 		return;
@@ -695,6 +881,46 @@ static enum err resolve(const char *hostport, struct sockaddr_storage *addr, soc
 	return ERR_OK;
 }
 
+/* libmicrohttpd's own limit, which it splits evenly across its worker
+ * threads and at which a worker stops accepting: high enough that no
+ * worker reaches it, since all of a listener's connections may land on one
+ * and those being closed still count until their thread closes them. Ours
+ * (accept_policy) is the one that binds. */
+static unsigned int mhd_connection_limit(const struct config *cfg)
+{
+	uint64_t per_thread = (uint64_t)cfg->max_connections * 2 + 16;
+	uint64_t limit = per_thread * (uint64_t)(cfg->threads > 1 ? cfg->threads : 1);
+
+	return limit > UINT_MAX ? UINT_MAX : (unsigned int)limit;
+}
+
+/* Every connection is a descriptor: accept() failing for want of one makes
+ * libmicrohttpd stop accepting until a connection closes, and connections
+ * wait in the listen backlog again. Raises the soft limit when the
+ * listeners' connections (ours, and those being closed) may not fit. */
+static void make_fd_room(const struct config *cfg)
+{
+	uint64_t listeners = cfg->metrics_listen ? 2 : 1;
+	uint64_t want = listeners * (uint64_t)cfg->max_connections * 2 + 256;
+	uint64_t need = listeners * (uint64_t)cfg->max_connections + 64;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= want)
+		return;
+	if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= want)
+		rl.rlim_cur = (rlim_t)want;
+	else
+		rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		getrlimit(RLIMIT_NOFILE, &rl);
+	if (rl.rlim_cur < need)
+		log_warn("open file limit too low for limits.maxConnections: connections over it "
+			 "wait in the listen backlog",
+			 "nofile=%llu needed=%llu", (unsigned long long)rl.rlim_cur,
+			 (unsigned long long)need);
+}
+
 static enum err listener_start(struct server *s, struct listener *l, const struct config *cfg,
 			       const char *hostport, bool tls, struct errmsg *msg)
 {
@@ -704,7 +930,7 @@ static enum err listener_start(struct server *s, struct listener *l, const struc
 			     MHD_USE_ERROR_LOG;
 	unsigned int timeout = (unsigned int)((cfg->idle_timeout_ms + 999) / 1000);
 	unsigned int threads = (unsigned int)cfg->threads;
-	unsigned int limit = (unsigned int)cfg->max_connections;
+	unsigned int limit = mhd_connection_limit(cfg);
 	const union MHD_DaemonInfo *info;
 	struct MHD_OptionItem ops[20];
 	int k = 0;
@@ -715,8 +941,6 @@ static enum err listener_start(struct server *s, struct listener *l, const struc
 		flags |= MHD_USE_IPv6;
 	if (tls)
 		flags |= MHD_USE_TLS;
-	if (limit < threads)
-		limit = threads; /* MHD splits the limit across the pool */
 	l->server = s;
 	ops[k++] = (struct MHD_OptionItem){ MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mhd_logger, NULL };
 	ops[k++] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, &addr };
@@ -742,7 +966,7 @@ static enum err listener_start(struct server *s, struct listener *l, const struc
 		}
 	}
 	ops[k++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
-	l->daemon = MHD_start_daemon(flags, 0, NULL, NULL, access_handler, l,
+	l->daemon = MHD_start_daemon(flags, 0, accept_policy, l, access_handler, l,
 				     MHD_OPTION_ARRAY, ops, MHD_OPTION_END);
 	if (l->daemon == NULL) {
 		errmsg_set(msg, "cannot listen on %s: %s", hostport,
@@ -788,6 +1012,8 @@ enum err server_start(const struct config *cfg, const struct handler_ctx *ctx,
 		s->max_buffered = s->max_body > ((int64_t)64 << 20) ? s->max_body : (int64_t)64 << 20;
 	s->request_timeout_ms = cfg->http_request_timeout_ms;
 	s->idle_timeout_ms = cfg->idle_timeout_ms;
+	s->max_conns = cfg->max_connections;
+	make_fd_room(cfg);
 	pthread_mutex_init(&s->conns_lock, NULL);
 	{
 		pthread_condattr_t ca;
@@ -808,7 +1034,6 @@ enum err server_start(const struct config *cfg, const struct handler_ctx *ctx,
 	atomic_init(&s->draining, false);
 	atomic_init(&s->inflight, 0);
 	atomic_init(&s->buffered, 0);
-	atomic_init(&s->request_timeouts, 0);
 	atomic_init(&s->busy_refusals, 0);
 	atomic_init(&s->aborted, 0);
 	if (tls) {

@@ -2,8 +2,9 @@
 /* The HTTP service (libmicrohttpd): listeners, TLS and mTLS (client
  * certificates verified here, since libmicrohttpd only requests them),
  * routing, the body cap, the network limits (a deadline for receiving each
- * request, connections per client address, request bytes buffered at
- * once), and a graceful drain. Routes: POST
+ * request, connections per listener -- over it, the one waiting longest for
+ * a request is closed to make room --, connections per client address,
+ * request bytes buffered at once), and a graceful drain. Routes: POST
  * <prefix>/filter and <prefix>/prioritize; GET /healthz, /readyz, /metrics
  * (on the metrics listener when one is configured, else on the main one). */
 #ifndef EXTENDER_SERVER_H
