@@ -5,7 +5,6 @@
  * records it needs that the file does not hold yet. */
 #include "extender/decisionlog.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -38,7 +37,7 @@ struct decision_record {
 
 struct decision_log {
 	struct decision_file *file;   /* the writer thread's */
-	struct textbuf line, key;     /* the writer thread's, reused */
+	struct textbuf rest, line, key;  /* the writer thread's, reused */
 	struct decision_record **queue;
 	size_t qcap, qhead, qlen;
 	pthread_mutex_t lock;
@@ -58,7 +57,7 @@ static uint64_t fnv1a(const char *p, uint64_t h)
 
 /* A record line holds the pod as the request sent it and one entry per
  * candidate node: its size follows the request's, so the ceiling only stops
- * the absurd (such a record is dropped with a warning). */
+ * the absurd (such a record is dropped with a warning, and counted). */
 #define LINE_MAX_BYTES ((size_t)256 << 20)
 
 char *decision_settings_json(const struct settings *s)
@@ -243,57 +242,58 @@ static bool put_inventory(struct decision_log *l, const struct record_node *n)
 	return true;
 }
 
-/* Lines after "type" and "seq" (the file numbers records as it adds them). */
+/* One record into the file's batch, a decision after the config and
+ * inventory records it needs that the file does not hold yet. The file
+ * writes each record's "type" and "seq" (it numbers records as it takes
+ * them); this builds the rest. */
 static void write_record(struct decision_log *l, struct decision_record *r)
 {
-	struct textbuf b;
+	struct textbuf *b = &l->rest;
 	char digest[48];
 	size_t i;
 
 	decision_file_begin(l->file);
-	textbuf_init(&b, LINE_MAX_BYTES);
+	textbuf_reset(b);
 	if (r->event) {
-		textbuf_adds(&b, ",\"time\":");
-		textbuf_json_cstr(&b, r->time);
-		textbuf_addc(&b, ',');
-		textbuf_adds(&b, r->pod_json + 1);
-		if (!too_large(&b, r->verb))
-			decision_file_record(l->file, r->verb, textbuf_str(&b), textbuf_len(&b), r->time);
-		goto done;
+		textbuf_adds(b, ",\"time\":");
+		textbuf_json_cstr(b, r->time);
+		textbuf_addc(b, ',');
+		textbuf_adds(b, r->pod_json + 1);
+		if (!too_large(b, r->verb))
+			decision_file_record(l->file, r->verb, textbuf_str(b), textbuf_len(b), r->time);
+		return;
 	}
 	if (r->failed) {
 		log_warn("decision log record too large: dropped", "part=node limit_bytes=%zu",
 			 LINE_MAX_BYTES);
 		metrics_decision_log_dropped();
-		goto done;
+		return;
 	}
 	decision_settings_digest(r->settings, digest, sizeof digest);
-	textbuf_adds(&b, ",\"time\":");
-	textbuf_json_cstr(&b, r->time);
-	textbuf_adds(&b, ",\"verb\":");
-	textbuf_json_cstr(&b, r->verb);
-	textbuf_adds(&b, ",\"config\":");
-	textbuf_json_cstr(&b, digest);
-	textbuf_adds(&b, ",\"pod\":");
-	textbuf_adds(&b, r->pod_json);
-	textbuf_adds(&b, ",\"nodes\":[");
+	textbuf_adds(b, ",\"time\":");
+	textbuf_json_cstr(b, r->time);
+	textbuf_adds(b, ",\"verb\":");
+	textbuf_json_cstr(b, r->verb);
+	textbuf_adds(b, ",\"config\":");
+	textbuf_json_cstr(b, digest);
+	textbuf_adds(b, ",\"pod\":");
+	textbuf_adds(b, r->pod_json);
+	textbuf_adds(b, ",\"nodes\":[");
 	for (i = 0; i < r->n; i++) {
 		if (i)
-			textbuf_addc(&b, ',');
-		textbuf_adds(&b, r->nodes[i].line);
+			textbuf_addc(b, ',');
+		textbuf_adds(b, r->nodes[i].line);
 	}
-	textbuf_adds(&b, "]}");
+	textbuf_adds(b, "]}");
 	/* A decision goes with what it refers to or not at all: one that
 	 * replay could not re-judge is dropped. The batch carries them
 	 * together, so they reach the file together or not at all. */
-	if (too_large(&b, "decision") || !put_config(l, r->settings, digest))
-		goto done;
+	if (too_large(b, "decision") || !put_config(l, r->settings, digest))
+		return;
 	for (i = 0; i < r->n; i++)
 		if (r->nodes[i].sn && r->nodes[i].sn->raw && !put_inventory(l, &r->nodes[i]))
-			goto done;
-	decision_file_record(l->file, "decision", textbuf_str(&b), textbuf_len(&b), r->time);
-done:
-	textbuf_free(&b);
+			return;
+	decision_file_record(l->file, "decision", textbuf_str(b), textbuf_len(b), r->time);
 }
 
 /* Line buffers grown past this by a large record are given back. */
@@ -328,6 +328,7 @@ static void *writer(void *arg)
 		pthread_mutex_unlock(&l->lock);
 		write_record(l, r);
 		record_free(r);
+		trim(&l->rest);
 		trim(&l->line);
 		trim(&l->key);
 		if (last)
@@ -351,6 +352,7 @@ enum err decision_log_open(const char *path, int64_t max_bytes, int64_t max_file
 		return e;
 	l = xcalloc(1, sizeof *l);
 	l->file = file;
+	textbuf_init(&l->rest, LINE_MAX_BYTES);
 	textbuf_init(&l->line, LINE_MAX_BYTES);
 	textbuf_init(&l->key, LINE_MAX_BYTES);
 	l->qcap = (size_t)queue;
@@ -399,6 +401,7 @@ void decision_log_close(struct decision_log *l)
 	pthread_mutex_unlock(&l->lock);
 	pthread_join(l->thread, NULL);
 	decision_file_close(l->file);
+	textbuf_free(&l->rest);
 	textbuf_free(&l->line);
 	textbuf_free(&l->key);
 	free(l->queue);

@@ -175,11 +175,11 @@ static void written(struct decision_file *f)
 	if (f->batch_marker) {
 		/* Only after an error line: a disk that flaps between full and
 		 * not says so at most once per DECISION_FILE_REPORT_SECONDS. */
-		if (f->episode_logged)
+		if (f->episode_logged) {
 			log_info("decision log writable again", "path=%s lost=%llu", log_q(f->path),
 				 (unsigned long long)f->lost);
-		if (f->episode_logged)
 			f->unlogged = 0;
+		}
 		f->episode_logged = false;
 		f->lost = 0;
 		f->marker_seq = 0;
