@@ -23,7 +23,6 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,6 +33,7 @@
 #include "extender/http/metrics.h"
 #include "extender/inventory/source_files.h"
 #include "extender/inventory/store.h"
+#include "tests/support/declog_check.h"
 #include "tests/support/http_client.h"
 
 static char dir[] = "/tmp/numa-declog-XXXXXX";
@@ -157,25 +157,6 @@ static void rig_close(struct rig *g)
 	free(g->body_ab);
 }
 
-/* Whole decision lines in the file now (a partial line at its end, which
- * the writer is about to cut off, is not one). */
-static size_t decisions_now(const char *path)
-{
-	static const char prefix[] = "{\"type\":\"decision\"";
-	size_t n = 0, len = 0;
-	char *text, *p, *nl;
-	FILE *f = fopen(path, "r");
-
-	if (f == NULL)
-		return 0;
-	fclose(f);
-	text = read_file_or_die(path, &len);
-	for (p = text; (nl = memchr(p, '\n', len - (size_t)(p - text))) != NULL; p = nl + 1)
-		n += strncmp(p, prefix, strlen(prefix)) == 0;
-	free(text);
-	return n;
-}
-
 /* Waits (deadline 30 s) until the writer has dealt with every call: each
  * is a whole line in the file or counted as dropped. A batch being cut back
  * never makes the sum whole early: its last line is the partial one, and
@@ -186,46 +167,37 @@ static void settle(const struct rig *g)
 	int i;
 
 	for (i = 0; i < 6000; i++) {
-		if (decisions_now(g->path) + dropped(g) == g->calls)
+		if (declog_decisions_now(g->path) + dropped(g) == g->calls)
 			return;
 		nanosleep(&pause, NULL);
 	}
 	fail_msg("the decision log writer did not account for %zu calls: %zu in the file, %llu dropped", g->calls,
-		 decisions_now(g->path), (unsigned long long)dropped(g));
+		 declog_decisions_now(g->path), (unsigned long long)dropped(g));
 }
 
 /* ---- The file's side. ---- */
 
-/* Every line of the file as a JSON object: asserts that there is no partial
- * line, nor anything else that is not one whole object. */
+/* Every line of the file, each a whole JSON object (asserted). */
 static struct json_object *read_log(const char *path)
 {
-	struct json_object *lines = json_object_new_array();
-	size_t len = 0, lineno = 0;
-	char *text = read_file_or_die(path, &len), *p = text, *nl;
+	char why[512];
+	struct json_object *lines = declog_read(path, why, sizeof why);
 
-	if (len > 0 && text[len - 1] != '\n')
-		fail_msg("%s ends in a cut line", path);
-	for (; (nl = memchr(p, '\n', len - (size_t)(p - text))) != NULL; p = nl + 1) {
-		struct json_tokener *tok = json_tokener_new();
-		struct json_object *o = json_tokener_parse_ex(tok, p, (int)(nl - p));
-
-		lineno++;
-		if (o == NULL || json_tokener_get_parse_end(tok) != (size_t)(nl - p) ||
-		    !json_object_is_type(o, json_type_object))
-			fail_msg("%s line %zu is not a JSON object", path, lineno);
-		json_tokener_free(tok);
-		json_object_array_add(lines, o);
-	}
-	free(text);
+	if (lines == NULL)
+		fail_msg("%s", why);
 	return lines;
 }
 
-static const char *get_str(struct json_object *o, const char *key)
+/* Every decision after its config and inventories (asserted), and the
+ * count of the rest; inventories: worker-gpu-018's. */
+static struct declog_tally check_log(struct json_object *lines)
 {
-	struct json_object *v = NULL;
+	struct declog_tally t;
+	char why[512];
 
-	return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : "";
+	if (!declog_tally(lines, "worker-gpu-018", &t, why, sizeof why))
+		fail_msg("%s", why);
+	return t;
 }
 
 static int64_t get_int(struct json_object *o, const char *key)
@@ -237,90 +209,14 @@ static int64_t get_int(struct json_object *o, const char *key)
 
 static bool is(struct json_object *o, const char *type)
 {
-	return strcmp(get_str(o, "type"), type) == 0;
+	struct json_object *v = NULL;
+
+	return json_object_object_get_ex(o, "type", &v) && strcmp(json_object_get_string(v), type) == 0;
 }
-
-struct tally {
-	size_t decisions, markers;
-	uint64_t lost;            /* the markers' records, summed */
-	uint64_t missing;         /* seqs absent from 1..the last one */
-	size_t first_marker;      /* line index, or SIZE_MAX */
-	size_t inventories_018;   /* inventory records of worker-gpu-018 */
-	size_t first_018;         /* line index of the first of them, or SIZE_MAX */
-};
-
-/* Checks that every decision comes after its config and the inventory
- * version of each node it decided with, and tallies the rest. */
-static struct tally check_log(struct json_object *lines)
-{
-	struct json_object *held = json_object_new_object();
-	struct tally t = { .first_marker = SIZE_MAX, .first_018 = SIZE_MAX };
-	int64_t last_seq = 0, seqs = 0;
-	size_t i, k;
-
-	for (i = 0; i < json_object_array_length(lines); i++) {
-		struct json_object *o = json_object_array_get_idx(lines, i), *nodes = NULL;
-		char key[512];
-
-		if (get_int(o, "seq") > 0) {
-			assert_true(get_int(o, "seq") > last_seq);
-			last_seq = get_int(o, "seq");
-			seqs++;
-		}
-		if (is(o, "config")) {
-			snprintf(key, sizeof key, "config %s", get_str(o, "digest"));
-			json_object_object_add(held, key, NULL);
-		} else if (is(o, "inventory")) {
-			snprintf(key, sizeof key, "node %s %s", get_str(o, "node"), get_str(o, "version"));
-			json_object_object_add(held, key, NULL);
-			if (strcmp(get_str(o, "node"), "worker-gpu-018") == 0 && t.inventories_018++ == 0)
-				t.first_018 = i;
-		} else if (is(o, "lost")) {
-			assert_true(get_int(o, "records") > 0);
-			assert_true(strlen(get_str(o, "since")) > 0 && strlen(get_str(o, "error")) > 0);
-			t.lost += (uint64_t)get_int(o, "records");
-			if (t.markers++ == 0)
-				t.first_marker = i;
-		} else if (is(o, "decision")) {
-			snprintf(key, sizeof key, "config %s", get_str(o, "config"));
-			if (!json_object_object_get_ex(held, key, NULL))
-				fail_msg("line %zu: a decision before its %s", i + 1, key);
-			assert_true(json_object_object_get_ex(o, "nodes", &nodes));
-			for (k = 0; k < json_object_array_length(nodes); k++) {
-				struct json_object *n = json_object_array_get_idx(nodes, k);
-
-				if (strcmp(get_str(n, "verdict"), "noInventory") == 0)
-					continue;
-				snprintf(key, sizeof key, "node %s %s", get_str(n, "node"), get_str(n, "version"));
-				if (!json_object_object_get_ex(held, key, NULL))
-					fail_msg("line %zu: a decision before its inventory %s", i + 1, key);
-			}
-			t.decisions++;
-		}
-	}
-	t.missing = (uint64_t)(last_seq - seqs);
-	json_object_put(held);
-	return t;
-}
-
-/* ---- The commands' side. ---- */
 
 static int replay(const char *args, char **out)
 {
-	const char *bin = getenv("BIN") ? getenv("BIN") : "bin/numa-extender";
-	char cmd[1024], buf[65536];
-	size_t n;
-	FILE *p;
-	int status;
-
-	snprintf(cmd, sizeof cmd, "%s replay %s 2>&1", bin, args);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	n = fread(buf, 1, sizeof buf - 1, p);
-	buf[n] = '\0';
-	status = pclose(p);
-	*out = strdup(buf);
-	return WEXITSTATUS(status);
+	return declog_replay(getenv("BIN") ? getenv("BIN") : "bin/numa-extender", args, out);
 }
 
 /* replay of path: exit 0 (the same configuration decides the same), the
@@ -454,7 +350,7 @@ static void fsize_limit_loses_whole_records_then_replays(void **state)
 	char path[256], errpath[256], *log_text;
 	struct rlimit limit;
 	struct json_object *lines;
-	struct tally t;
+	struct declog_tally t;
 	struct rig g;
 	time_t t0 = time(NULL);
 	off_t size0;
@@ -496,8 +392,8 @@ static void fsize_limit_loses_whole_records_then_replays(void **state)
 	assert_int_equal(t.lost, 4);
 	assert_int_equal(t.missing, 4);
 	assert_int_equal(dropped(&g), 4);
-	assert_int_equal(t.inventories_018, 1);
-	assert_true(t.first_018 > t.first_marker);
+	assert_int_equal(t.inventories, 1);
+	assert_true(t.first_inventory > t.first_marker);
 	check_lines(log_text, path, "write: File too large", 4, time(NULL) - t0);
 	free(log_text);
 	replays(path, 6, 4);
@@ -510,7 +406,7 @@ static void close_writes_the_marker(void **state)
 	char path[256], errpath[256], *log_text;
 	struct rlimit limit;
 	struct json_object *lines;
-	struct tally t;
+	struct declog_tally t;
 	struct rig g;
 
 	(void)state;
@@ -536,7 +432,7 @@ static void close_writes_the_marker(void **state)
 	assert_int_equal(t.decisions, 1);
 	assert_int_equal(t.lost, 2);
 	assert_int_equal(dropped(&g), 2);
-	assert_int_equal(t.inventories_018, 0);
+	assert_int_equal(t.inventories, 0);
 	assert_non_null(strstr(log_text, "msg=\"decision log writable again\""));
 	free(log_text);
 	replays(path, 1, 2);
@@ -562,7 +458,7 @@ static void full_tmpfs_loses_whole_records_then_replays(void **state)
 {
 	char mnt[256], path[300], filler[300], errpath[256], block[4096], *log_text;
 	struct json_object *lines;
-	struct tally t;
+	struct declog_tally t;
 	struct rig g;
 	time_t t0 = time(NULL);
 	uint64_t lost;
@@ -609,8 +505,8 @@ static void full_tmpfs_loses_whole_records_then_replays(void **state)
 	assert_int_equal(t.lost, lost);
 	assert_int_equal(t.missing, lost);
 	assert_int_equal(t.markers, 1);
-	assert_int_equal(t.inventories_018, 1);
-	assert_true(t.first_018 > t.first_marker);
+	assert_int_equal(t.inventories, 1);
+	assert_true(t.first_inventory > t.first_marker);
 	check_lines(log_text, path, "write: No space left on device", lost, time(NULL) - t0);
 	free(log_text);
 	replays(path, t.decisions, lost);
@@ -624,7 +520,7 @@ static void failed_rotation_counts_and_recovers(void **state)
 {
 	char path[256], rotated[300], keep[320], errpath[256], *log_text;
 	struct json_object *lines;
-	struct tally t;
+	struct declog_tally t;
 	struct rig g;
 	uint64_t lost;
 	size_t before;
@@ -668,12 +564,63 @@ static void failed_rotation_counts_and_recovers(void **state)
 	json_object_put(lines);
 	assert_int_equal(t.decisions, 2);
 	assert_int_equal(t.lost, 2);
-	assert_int_equal(t.inventories_018, 1);
+	assert_int_equal(t.inventories, 1);
 	assert_int_equal(dropped(&g), 2);
 	assert_non_null(strstr(log_text, "error=\"rename: Is a directory\""));
 	assert_non_null(strstr(log_text, "msg=\"decision log writable again\""));
 	free(log_text);
 	replays(path, 2, 2);
+}
+
+/* The log's folder deleted under it when the file is full: the rotation
+ * finds no file to move and cannot open a new one; records are counted and
+ * logged until the folder is back, and the new file begins with the
+ * marker. */
+static void failed_open_counts_and_recovers(void **state)
+{
+	struct timespec pause = { 0, 5 * 1000 * 1000 };
+	char sub[256], path[300], errpath[256], *log_text;
+	struct json_object *lines;
+	struct declog_tally t;
+	struct rig g;
+	int i;
+
+	(void)state;
+	snprintf(sub, sizeof sub, "%s/gone", dir);
+	snprintf(path, sizeof path, "%s/decisions.jsonl", sub);
+	snprintf(errpath, sizeof errpath, "%s/open.stderr", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	capture_stderr(errpath);
+	rig_open(&g, path, 64 * 1024, 1);
+	for (i = 0; i < 1000 && file_size(path) < 64 * 1024; i++) {
+		call(&g, false);
+		settle(&g);
+	}
+	assert_int_equal(dropped(&g), 0);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(sub), 0);
+	call(&g, false);
+	call(&g, true);
+	/* Nothing in a file to count: the two are dropped, by the deadline. */
+	for (i = 0; i < 6000 && dropped(&g) < 2; i++)
+		nanosleep(&pause, NULL);
+	assert_int_equal(dropped(&g), 2);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	call(&g, true);
+	rig_close(&g);
+	log_text = release_stderr(errpath);
+	lines = read_log(path);
+	t = check_log(lines);
+	assert_true(is(json_object_array_get_idx(lines, 0), "lost"));
+	json_object_put(lines);
+	assert_int_equal(t.decisions, 1);
+	assert_int_equal(t.lost, 2);
+	assert_int_equal(t.inventories, 1);
+	assert_int_equal(dropped(&g), 2);
+	assert_non_null(strstr(log_text, "error=\"open: No such file or directory\""));
+	assert_non_null(strstr(log_text, "msg=\"decision log writable again\""));
+	free(log_text);
+	replays(path, 1, 2);
 }
 
 /* A lost marker is read, summed and checked like any record. */
@@ -718,6 +665,7 @@ int main(void)
 		cmocka_unit_test_teardown(close_writes_the_marker, restore),
 		cmocka_unit_test_teardown(full_tmpfs_loses_whole_records_then_replays, restore),
 		cmocka_unit_test_teardown(failed_rotation_counts_and_recovers, restore),
+		cmocka_unit_test_teardown(failed_open_counts_and_recovers, restore),
 		cmocka_unit_test(replay_reads_lost_markers),
 	};
 
