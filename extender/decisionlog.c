@@ -1,19 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Decision log writer: request threads build records (strings and node
- * references), one thread writes them, tracking per file which configs and
- * inventory versions it already holds. */
+ * references), one thread turns them into lines for the file
+ * (decisionlog_file.c), each decision after the config and inventory
+ * records it needs that the file does not hold yet. */
 #include "extender/decisionlog.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 
+#include "extender/decisionlog_file.h"
 #include "extender/log.h"
 #include "extender/http/metrics.h"
 #include "extender/xalloc.h"
@@ -36,18 +35,9 @@ struct decision_record {
 	char time[40];
 };
 
-struct seen {
-	char **keys;
-	size_t n, cap;
-};
-
 struct decision_log {
-	char *path;
-	int64_t max_bytes, max_files;
-	FILE *f;
-	int64_t size;
-	uint64_t seq;
-	struct seen written;          /* "config D" / "node N V" in the current file */
+	struct decision_file *file;   /* the writer thread's */
+	struct textbuf rest, line, key;  /* the writer thread's, reused */
 	struct decision_record **queue;
 	size_t qcap, qhead, qlen;
 	pthread_mutex_t lock;
@@ -67,7 +57,7 @@ static uint64_t fnv1a(const char *p, uint64_t h)
 
 /* A record line holds the pod as the request sent it and one entry per
  * candidate node: its size follows the request's, so the ceiling only stops
- * the absurd (such a record is dropped with a warning). */
+ * the absurd (such a record is dropped with a warning, and counted). */
 #define LINE_MAX_BYTES DECISION_LOG_MAX_LINE_BYTES
 
 char *decision_settings_json(const struct settings *s)
@@ -102,26 +92,18 @@ struct decision_record *decision_record_new(const char *verb, const char *pod_js
 					    struct settings *settings)
 {
 	struct decision_record *r = xcalloc(1, sizeof *r);
-	struct timespec ts;
-	struct tm tm;
 
 	r->verb = xstrdup(verb);
 	r->pod_json = xstrdup(pod_json);
 	atomic_fetch_add_explicit((_Atomic int *)&settings->refs, 1, memory_order_relaxed);
 	r->settings = settings;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	strftime(r->time, sizeof r->time, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(r->time + strlen(r->time), sizeof r->time - strlen(r->time), ".%03ldZ",
-		 ts.tv_nsec / 1000000);
+	decision_time_now(r->time, sizeof r->time);
 	return r;
 }
 
 void decision_log_event(struct decision_log *log, const char *type, const char *fields_json)
 {
 	struct decision_record *r;
-	struct timespec ts;
-	struct tm tm;
 
 	if (log == NULL || fields_json[0] != '{' || fields_json[1] == '}')
 		return;
@@ -129,11 +111,7 @@ void decision_log_event(struct decision_log *log, const char *type, const char *
 	r->event = true;
 	r->verb = xstrdup(type);
 	r->pod_json = xstrdup(fields_json);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	strftime(r->time, sizeof r->time, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(r->time + strlen(r->time), sizeof r->time - strlen(r->time), ".%03ldZ",
-		 ts.tv_nsec / 1000000);
+	decision_time_now(r->time, sizeof r->time);
 	decision_log_submit(log, r);
 }
 
@@ -204,157 +182,129 @@ static void record_free(struct decision_record *r)
 	free(r);
 }
 
-static bool seen_add(struct seen *s, const char *key)
+/* True when b passed the ceiling: the record is dropped, said and counted. */
+static bool too_large(struct textbuf *b, const char *what)
 {
-	size_t i;
-
-	/* Linear: a file holds a few thousand keys at most between rotations;
-	 * checked only by the writer thread. */
-	for (i = 0; i < s->n; i++)
-		if (strcmp(s->keys[i], key) == 0)
-			return false;
-	if (s->n == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 256;
-		s->keys = xreallocarray(s->keys, s->cap, sizeof *s->keys);
-	}
-	s->keys[s->n++] = xstrdup(key);
+	if (!textbuf_failed(b))
+		return false;
+	log_warn("decision log record too large: dropped", "part=%s limit_bytes=%zu", what, LINE_MAX_BYTES);
+	metrics_decision_log_dropped();
 	return true;
 }
 
-static void seen_clear(struct seen *s)
+/* The config record, unless the file holds it. False: it is too large. */
+static bool put_config(struct decision_log *l, const struct settings *s, const char *digest)
 {
-	size_t i;
+	char *settings;
+	bool ok;
 
-	for (i = 0; i < s->n; i++)
-		free(s->keys[i]);
-	s->n = 0;
-}
-
-static void emit(struct decision_log *l, const char *text)
-{
-	size_t n = strlen(text);
-
-	if (l->f == NULL)
-		return;
-	if (fwrite(text, 1, n, l->f) != n || fputc('\n', l->f) == EOF) {
-		log_error("cannot write the decision log", "path=%s error=%s", log_q(l->path),
-			  log_q(strerror(errno)));
-		return;
-	}
-	l->size += (int64_t)n + 1;
-}
-
-static void rotate(struct decision_log *l)
-{
-	char from[4096], to[4096];
-	int64_t i;
-
-	fclose(l->f);
-	for (i = l->max_files - 1; i >= 1; i--) {
-		snprintf(from, sizeof from, "%s.%lld", l->path, (long long)i);
-		snprintf(to, sizeof to, "%s.%lld", l->path, (long long)(i + 1));
-		rename(from, to);
-	}
-	snprintf(to, sizeof to, "%s.1", l->path);
-	rename(l->path, to);
-	l->f = fopen(l->path, "a");
-	l->size = 0;
-	/* A new file must hold its own configs and inventories. */
-	seen_clear(&l->written);
-	if (l->f == NULL)
-		log_error("cannot reopen the decision log", "path=%s error=%s", log_q(l->path),
-			  log_q(strerror(errno)));
-}
-
-/* Emits b's line unless it passed the ceiling; then says so once per
- * record and counts the record as dropped. */
-static bool emit_built(struct decision_log *l, struct textbuf *b, const char *what)
-{
-	bool ok = !textbuf_failed(b);
-
+	textbuf_reset(&l->key);
+	textbuf_printf(&l->key, "config %s", digest);
+	if (decision_file_holds(l->file, textbuf_str(&l->key)))
+		return true;
+	settings = decision_settings_json(s);
+	textbuf_reset(&l->line);
+	textbuf_printf(&l->line, "{\"type\":\"config\",\"digest\":\"%s\",\"settings\":", digest);
+	textbuf_adds(&l->line, settings);
+	textbuf_addc(&l->line, '}');
+	free(settings);
+	ok = !too_large(&l->line, "config");
 	if (ok)
-		emit(l, textbuf_str(b));
-	else
-		log_warn("decision log record too large: dropped", "part=%s limit_bytes=%zu", what,
-			 LINE_MAX_BYTES);
-	textbuf_reset(b);
+		decision_file_support(l->file, textbuf_str(&l->line), textbuf_len(&l->line),
+				      textbuf_str(&l->key));
 	return ok;
 }
 
+/* The inventory record of node n, unless the file holds it. False: it is
+ * too large. */
+static bool put_inventory(struct decision_log *l, const struct record_node *n)
+{
+	const struct store_node *sn = n->sn;
+
+	/* Whole name and version (no cut that could make two keys one). */
+	textbuf_reset(&l->key);
+	textbuf_printf(&l->key, "node %s %s", n->name, sn->version);
+	if (too_large(&l->key, "inventory"))
+		return false;
+	if (decision_file_holds(l->file, textbuf_str(&l->key)))
+		return true;
+	textbuf_reset(&l->line);
+	textbuf_adds(&l->line, "{\"type\":\"inventory\",\"node\":");
+	textbuf_json_cstr(&l->line, n->name);
+	textbuf_adds(&l->line, ",\"version\":");
+	textbuf_json_cstr(&l->line, sn->version);
+	textbuf_adds(&l->line, ",\"object\":");
+	textbuf_adds(&l->line, sn->raw);
+	textbuf_addc(&l->line, '}');
+	if (too_large(&l->line, "inventory"))
+		return false;
+	decision_file_support(l->file, textbuf_str(&l->line), textbuf_len(&l->line), textbuf_str(&l->key));
+	return true;
+}
+
+/* One record into the file's batch, a decision after the config and
+ * inventory records it needs that the file does not hold yet. The file
+ * writes each record's "type" and "seq" (it numbers records as it takes
+ * them); this builds the rest. */
 static void write_record(struct decision_log *l, struct decision_record *r)
 {
-	struct textbuf b, key;
+	struct textbuf *b = &l->rest;
 	char digest[48];
 	size_t i;
 
-	if (l->f && l->size >= l->max_bytes)
-		rotate(l);
-	textbuf_init(&b, LINE_MAX_BYTES);
-	textbuf_init(&key, LINE_MAX_BYTES);
+	decision_file_begin(l->file);
+	textbuf_reset(b);
 	if (r->event) {
-		textbuf_adds(&b, "{\"type\":");
-		textbuf_json_cstr(&b, r->verb);
-		textbuf_printf(&b, ",\"seq\":%llu,\"time\":", (unsigned long long)++l->seq);
-		textbuf_json_cstr(&b, r->time);
-		textbuf_addc(&b, ',');
-		textbuf_adds(&b, r->pod_json + 1);
-		emit_built(l, &b, r->verb);
-		goto done;
+		textbuf_adds(b, ",\"time\":");
+		textbuf_json_cstr(b, r->time);
+		textbuf_addc(b, ',');
+		textbuf_adds(b, r->pod_json + 1);
+		if (!too_large(b, r->verb))
+			decision_file_record(l->file, r->verb, textbuf_str(b), textbuf_len(b), r->time);
+		return;
 	}
 	if (r->failed) {
 		log_warn("decision log record too large: dropped", "part=node limit_bytes=%zu",
 			 LINE_MAX_BYTES);
-		goto done;
+		metrics_decision_log_dropped();
+		return;
 	}
 	decision_settings_digest(r->settings, digest, sizeof digest);
-	textbuf_printf(&key, "config %s", digest);
-	if (seen_add(&l->written, textbuf_str(&key))) {
-		char *settings = decision_settings_json(r->settings);
-
-		textbuf_printf(&b, "{\"type\":\"config\",\"digest\":\"%s\",\"settings\":", digest);
-		textbuf_adds(&b, settings);
-		textbuf_addc(&b, '}');
-		emit_built(l, &b, "config");
-		free(settings);
-	}
-	for (i = 0; i < r->n; i++) {
-		const struct store_node *sn = r->nodes[i].sn;
-
-		if (sn == NULL || sn->raw == NULL)
-			continue;
-		/* Whole name and version (no cut that could make two keys one). */
-		textbuf_reset(&key);
-		textbuf_printf(&key, "node %s %s", r->nodes[i].name, sn->version);
-		if (textbuf_failed(&key) || !seen_add(&l->written, textbuf_str(&key)))
-			continue;
-		textbuf_adds(&b, "{\"type\":\"inventory\",\"node\":");
-		textbuf_json_cstr(&b, r->nodes[i].name);
-		textbuf_adds(&b, ",\"version\":");
-		textbuf_json_cstr(&b, sn->version);
-		textbuf_adds(&b, ",\"object\":");
-		textbuf_adds(&b, sn->raw);
-		textbuf_addc(&b, '}');
-		emit_built(l, &b, "inventory");
-	}
-	textbuf_printf(&b, "{\"type\":\"decision\",\"seq\":%llu,\"time\":", (unsigned long long)++l->seq);
-	textbuf_json_cstr(&b, r->time);
-	textbuf_adds(&b, ",\"verb\":");
-	textbuf_json_cstr(&b, r->verb);
-	textbuf_adds(&b, ",\"config\":");
-	textbuf_json_cstr(&b, digest);
-	textbuf_adds(&b, ",\"pod\":");
-	textbuf_adds(&b, r->pod_json);
-	textbuf_adds(&b, ",\"nodes\":[");
+	textbuf_adds(b, ",\"time\":");
+	textbuf_json_cstr(b, r->time);
+	textbuf_adds(b, ",\"verb\":");
+	textbuf_json_cstr(b, r->verb);
+	textbuf_adds(b, ",\"config\":");
+	textbuf_json_cstr(b, digest);
+	textbuf_adds(b, ",\"pod\":");
+	textbuf_adds(b, r->pod_json);
+	textbuf_adds(b, ",\"nodes\":[");
 	for (i = 0; i < r->n; i++) {
 		if (i)
-			textbuf_addc(&b, ',');
-		textbuf_adds(&b, r->nodes[i].line);
+			textbuf_addc(b, ',');
+		textbuf_adds(b, r->nodes[i].line);
 	}
-	textbuf_adds(&b, "]}");
-	emit_built(l, &b, "decision");
-done:
-	textbuf_free(&b);
-	textbuf_free(&key);
+	textbuf_adds(b, "]}");
+	/* A decision goes with what it refers to or not at all: one that
+	 * replay could not re-judge is dropped. The batch carries them
+	 * together, so they reach the file together or not at all. */
+	if (too_large(b, "decision") || !put_config(l, r->settings, digest))
+		return;
+	for (i = 0; i < r->n; i++)
+		if (r->nodes[i].sn && r->nodes[i].sn->raw && !put_inventory(l, &r->nodes[i]))
+			return;
+	decision_file_record(l->file, "decision", textbuf_str(b), textbuf_len(b), r->time);
+}
+
+/* Line buffers grown past this by a large record are given back. */
+#define KEEP_BYTES ((size_t)1 << 20)
+
+static void trim(struct textbuf *b)
+{
+	if (b->cap > KEEP_BYTES) {
+		textbuf_free(b);
+		textbuf_init(b, LINE_MAX_BYTES);
+	}
 }
 
 static void *writer(void *arg)
@@ -364,6 +314,7 @@ static void *writer(void *arg)
 	pthread_mutex_lock(&l->lock);
 	for (;;) {
 		struct decision_record *r;
+		bool last;
 
 		while (l->qlen == 0 && !l->stop)
 			pthread_cond_wait(&l->more, &l->lock);
@@ -372,12 +323,17 @@ static void *writer(void *arg)
 		r = l->queue[l->qhead];
 		l->qhead = (l->qhead + 1) % l->qcap;
 		l->qlen--;
+		last = l->qlen == 0;
+		/* Never holds the lock over the disk: request threads take it. */
 		pthread_mutex_unlock(&l->lock);
 		write_record(l, r);
 		record_free(r);
+		trim(&l->rest);
+		trim(&l->line);
+		trim(&l->key);
+		if (last)
+			decision_file_flush(l->file);
 		pthread_mutex_lock(&l->lock);
-		if (l->qlen == 0 && l->f)
-			fflush(l->f);
 	}
 	pthread_mutex_unlock(&l->lock);
 	return NULL;
@@ -386,35 +342,29 @@ static void *writer(void *arg)
 enum err decision_log_open(const char *path, int64_t max_bytes, int64_t max_files,
 			   int64_t queue, struct decision_log **out, struct errmsg *msg)
 {
-	struct decision_log *l = xcalloc(1, sizeof *l);
-	struct stat st;
+	struct decision_log *l;
+	struct decision_file *file;
+	enum err e;
 
 	*out = NULL;
-	l->path = xstrdup(path);
-	l->max_bytes = max_bytes;
-	l->max_files = max_files;
+	e = decision_file_open(path, max_bytes, max_files, &file, msg);
+	if (e != ERR_OK)
+		return e;
+	l = xcalloc(1, sizeof *l);
+	l->file = file;
+	textbuf_init(&l->rest, LINE_MAX_BYTES);
+	textbuf_init(&l->line, LINE_MAX_BYTES);
+	textbuf_init(&l->key, LINE_MAX_BYTES);
 	l->qcap = (size_t)queue;
 	l->queue = xcalloc(l->qcap, sizeof *l->queue);
-	l->f = fopen(path, "a");
-	if (l->f == NULL) {
-		errmsg_set(msg, "%s: cannot open the decision log: %s", path, strerror(errno));
-		free(l->queue);
-		free(l->path);
-		free(l);
-		return ERR_IO;
-	}
-	if (stat(path, &st) == 0)
-		l->size = st.st_size;
-	/* An existing file may lack what our records refer to: start afresh. */
-	if (l->size > 0)
-		rotate(l);
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->more, NULL);
 	if (pthread_create(&l->thread, NULL, writer, l) != 0) {
 		errmsg_set(msg, "cannot start the decision log writer");
-		fclose(l->f);
+		decision_file_close(l->file);
+		pthread_mutex_destroy(&l->lock);
+		pthread_cond_destroy(&l->more);
 		free(l->queue);
-		free(l->path);
 		free(l);
 		return ERR_IO;
 	}
@@ -450,13 +400,12 @@ void decision_log_close(struct decision_log *l)
 	pthread_cond_signal(&l->more);
 	pthread_mutex_unlock(&l->lock);
 	pthread_join(l->thread, NULL);
-	if (l->f)
-		fclose(l->f);
-	seen_clear(&l->written);
-	free(l->written.keys);
+	decision_file_close(l->file);
+	textbuf_free(&l->rest);
+	textbuf_free(&l->line);
+	textbuf_free(&l->key);
 	free(l->queue);
 	pthread_mutex_destroy(&l->lock);
 	pthread_cond_destroy(&l->more);
-	free(l->path);
 	free(l);
 }

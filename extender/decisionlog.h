@@ -1,15 +1,25 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The decision log: JSON Lines written by a background thread from a
  * bounded queue (a full queue drops the record and counts it; a request is
- * never slowed by the disk). Three record types:
- *   {"type":"config","digest":D,"scoring":{...},"missingInventory":...}
+ * never slowed by the disk). Record types:
+ *   {"type":"config","digest":D,"settings":{"strategy","missingInventory","weights"}}
  *   {"type":"inventory","node":N,"version":V,"object":{NRT}}
  *   {"type":"decision","seq":S,"time":T,"verb":"filter"|"prioritize","pod":{Pod},
  *    "config":D,"nodes":[{"node","version","verdict","reason","numaNodes","score","parts"}]}
+ *   {"type":"lost","seq":S,"time":T,"records":N,"since":T0,"error":E}
  * and records of other kinds (decision_log_event) with a type, seq and time.
  * Each config and inventory version is written once per file, before the
  * first decision that uses it, so every file alone is enough to replay.
- * Files rotate by size: path -> path.1 -> ... -> path.<maxFiles>. */
+ * Files rotate by size: path -> path.1 -> ... -> path.<maxFiles>.
+ *
+ * The file holds whole lines only. Records that could not be written (a
+ * full disk, a file-size limit, a failed rotation) are counted in
+ * numa_extender_decision_log_dropped_total, logged, and stated by a "lost"
+ * record before the next record written: N records with a seq were lost,
+ * the first decided at T0, E the first error. A config or inventory record
+ * that was lost is written again before the next decision that needs it; a
+ * decision whose records cannot all be written is dropped with them
+ * (decisionlog_file.h). */
 #ifndef EXTENDER_DECISIONLOG_H
 #define EXTENDER_DECISIONLOG_H
 

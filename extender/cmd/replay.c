@@ -6,6 +6,7 @@
 
 #include <json-c/json.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,9 @@ struct replay {
 	 * had decided for them there. */
 	struct json_object *rejections;
 	size_t contradicted;         /* of those, decided "pass" */
+	/* Records the writer could not write, as its "lost" markers count
+	 * them (the file is whole around them). */
+	uint64_t lost;
 };
 
 static const char *str(struct json_object *o, const char *key)
@@ -288,6 +292,16 @@ static int record(struct replay *r, const char *line, size_t len, size_t lineno)
 			r->contradicted += strcmp(str(o, "decided"), "pass") == 0;
 			json_object_array_add(r->rejections, json_object_get(o));
 		}
+	} else if (strcmp(type, "lost") == 0) {
+		struct json_object *n = NULL;
+
+		if (!json_object_object_get_ex(o, "records", &n) || !json_object_is_type(n, json_type_int) ||
+		    json_object_get_int64(n) < 0)
+			rc = damaged(lineno, "lost record without a count of records");
+		else if ((uint64_t)json_object_get_int64(n) > UINT64_MAX - r->lost)
+			rc = damaged(lineno, "lost records past 2^64");
+		else
+			r->lost += (uint64_t)json_object_get_int64(n);
 	} else if (strcmp(type, "preemption") == 0) {
 		/* Preemption answers are logged for people; nothing to re-judge. */
 	} else {
@@ -302,6 +316,9 @@ static void print_text(struct replay *r)
 	size_t i, k;
 
 	printf("%zu calls replayed: %zu identical, %zu changed\n", r->calls, r->identical, r->changed);
+	if (r->lost)
+		printf("%llu record%s lost (decision log writes failed)\n", (unsigned long long)r->lost,
+		       r->lost == 1 ? "" : "s");
 	for (i = 0; i < json_object_array_length(r->report); i++) {
 		struct json_object *c = json_object_array_get_idx(r->report, i), *ch = NULL, *v = NULL;
 		const char *tb = str(c, "topBefore"), *ta = str(c, "topAfter");
@@ -453,6 +470,7 @@ int replay_main(int argc, char **argv)
 
 			json_object_object_add(out, "calls", json_object_new_int64((int64_t)r.calls));
 			json_object_object_add(out, "identical", json_object_new_int64((int64_t)r.identical));
+			json_object_object_add(out, "lost", json_object_new_uint64(r.lost));
 			json_object_object_add(out, "changed", json_object_get(r.report));
 			json_object_object_add(out, "kubeletRejections", json_object_get(r.rejections));
 			printf("%s\n", json_object_to_json_string_ext(out, JSON_C_TO_STRING_PRETTY |

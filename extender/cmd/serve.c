@@ -198,6 +198,9 @@ int serve_main(int argc, char **argv)
 	}
 	log_set_level(cfg.log_level);
 	signal(SIGPIPE, SIG_IGN);
+	/* A file-size limit (ulimit -f) must not kill the server: the decision
+	 * log's write then fails with EFBIG, counted and logged like ENOSPC. */
+	signal(SIGXFSZ, SIG_IGN);
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGINT);

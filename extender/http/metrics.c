@@ -271,7 +271,7 @@ char *metrics_render(size_t *len)
 		    (unsigned long long)vc.evictions, (unsigned long long)vc.entries,
 		    (unsigned long long)vc.demands, (unsigned long long)vc.reasons);
 	}
-	put(&b, "# HELP numa_extender_decision_log_dropped_total Decision-log records dropped (queue full).\n"
+	put(&b, "# HELP numa_extender_decision_log_dropped_total Decision-log records dropped (queue full, write failed, too large).\n"
 		"# TYPE numa_extender_decision_log_dropped_total counter\n"
 		"numa_extender_decision_log_dropped_total %llu\n",
 	    (unsigned long long)atomic_load(&decision_log_dropped));

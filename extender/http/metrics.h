@@ -24,7 +24,8 @@ void metrics_rejection(enum verdict_reason reason);
  * node. */
 void metrics_kubelet_rejection(enum kubelet_rejection reason, enum ledger_decided decided);
 
-/* Decision-log records dropped because the queue was full. */
+/* A decision-log record dropped: the queue was full, its write failed, or
+ * it passed the size ceiling. */
 void metrics_decision_log_dropped(void);
 
 void metrics_inventory(uint64_t nodes, uint64_t generation);
