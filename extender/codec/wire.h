@@ -150,15 +150,26 @@ char *wire_encode_binding_result(const char *error, size_t *len);
  * {"Pods":[{"UID":U}...],"NumPDBViolations":N}). Every key, at every level
  * of these extender types, matches as Go's encoding/json matches it
  * (exactly, else case-insensitively: "nodeNameToMetaVictims", "pods",
- * "uid"); keys inside the Pods are the API's. When both maps are non-null
- * the meta one is read. Nodes come out sorted by name, victims in request
- * order; a victim pod is known by metadata.uid. Pod.spec.priority is read
- * as priority (0 when absent).
+ * "uid"); keys inside the Pods are the API's, matched exactly; a key given
+ * twice keeps its last value, a node name given twice its last entry. When
+ * both maps are non-null the meta one is read. Nodes come out sorted by
+ * name, victims in request order; a victim pod is known by metadata.uid. A
+ * UID named twice for one node is one victim: only its first place is kept.
+ * Pod.spec.priority is read as priority (0 when absent or null).
  *
- * ERR_PARSE (JSON, as wire_decode_args), ERR_INVALID with the field path
- * (`NodeNameToMetaVictims["n1"].Pods[0].UID: expected a string`, a Pod the
- * pod decoder rejects, a node name that is empty), ERR_TOO_LARGE. out is
- * left zeroed on error. */
+ * The body is read from its text, without a json-c tree of the victims;
+ * the memory it takes is about the size of the names and UIDs it holds.
+ *
+ * ERR_PARSE (JSON, as wire_decode_args's scan: RFC 8259, UTF-8, depth 64;
+ * "invalid JSON at byte N: problem"); ERR_INVALID with the field path
+ * (`NodeNameToMetaVictims["n1"].Pods[0].UID: expected a non-empty string
+ * without \u0000`, a Pod the pod decoder rejects, a node name that is empty,
+ * NumPDBViolations or Pod.spec.priority not an int64); ERR_TOO_LARGE for more
+ * than WIRE_PREEMPT_VICTIMS_MAX victims in the request (all nodes together,
+ * repeats included), or a body over INT_MAX bytes. out is left zeroed on
+ * error. */
+#define WIRE_PREEMPT_VICTIMS_MAX 500000
+
 struct wire_victims {
 	char *node;
 	char **uids;            /* victims' UIDs, nuids of them */
@@ -170,8 +181,12 @@ struct wire_preemption {
 	struct pod_spec pod;
 	int64_t priority;
 	bool meta;              /* the request used NodeNameToMetaVictims */
-	struct wire_victims *nodes;
+	struct wire_victims *nodes; /* node and uids point into _text */
 	size_t nnodes;
+
+	/* Private to wire.c. */
+	char *_text;            /* every name and UID, NUL-terminated */
+	char **_uids;           /* every node's uids, one array */
 };
 
 enum err wire_decode_preemption(const char *body, size_t len, struct wire_preemption *out,

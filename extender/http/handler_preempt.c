@@ -36,6 +36,11 @@
 #define EXACT_EXTRA_MAX 3
 #define EXACT_BUDGET 4096
 
+/* The explanation names the scheduler's victims until it is this long, then
+ * says how many more there were: one log line per node, readable, whatever
+ * the number of victims. Added victims are always named. */
+#define EXPLAIN_GIVEN_BYTES 8192
+
 enum preempt_result {
 	PREEMPT_KEPT,
 	PREEMPT_KEPT_UNKNOWN,
@@ -210,18 +215,37 @@ static void explain_victim(struct textbuf *t, const struct ledger_pod_view *v, c
 	}
 }
 
-static const struct ledger_pod_view *find(const struct ledger_pod_view *pods, size_t n, const char *uid)
+static int by_uid(const void *a, const void *b)
 {
-	size_t i;
+	return strcmp((*(const struct ledger_pod_view *const *)a)->uid,
+		      (*(const struct ledger_pod_view *const *)b)->uid);
+}
 
-	for (i = 0; i < n; i++)
-		if (strcmp(pods[i].uid, uid) == 0)
-			return &pods[i];
+/* The pod of byuid (sorted by UID; the ledger holds one pod per UID) whose
+ * UID is uid, or NULL. */
+static const struct ledger_pod_view *find(const struct ledger_pod_view *const *byuid, size_t n, const char *uid)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(uid, byuid[mid]->uid);
+
+		if (c == 0)
+			return byuid[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
 	return NULL;
 }
 
 /* Decides one candidate node; out gets the victims to return (uids point
- * into the request or into pods). */
+ * into the request or into pods). The scheduler's victims are distinct
+ * (the decoder merges repeats) and each is looked up once, by binary search
+ * over the node's pods sorted by UID: the work is linear in the victims
+ * given, whatever their number. */
 static enum preempt_result preempt_node(const struct handler_ctx *h, const struct store_set *set,
 					const struct decide_input *in, const struct wire_preemption *req,
 					const struct wire_victims *given, struct wire_victims *out,
@@ -229,12 +253,12 @@ static enum preempt_result preempt_node(const struct handler_ctx *h, const struc
 {
 	const struct store_node *sn = store_get(set, given->node);
 	struct ledger_pod_view *pods = NULL;
-	const struct ledger_pod_view **cands = NULL;
+	const struct ledger_pod_view **cands = NULL, **byuid;
 	struct node_work w;
 	enum preempt_result result;
-	size_t npods = 0, nc = 0, i, k, base;
+	size_t npods = 0, nc = 0, i, k, base, unlisted = 0;
 	size_t idx[EXACT_EXTRA_MAX];
-	bool unknown = false, *chosen = NULL, found = false;
+	bool unknown = false, *chosen = NULL, *victim, found = false;
 
 	memset(&w, 0, sizeof w);
 	*version = sn ? sn->version : "";
@@ -245,16 +269,28 @@ static enum preempt_result preempt_node(const struct handler_ctx *h, const struc
 		out->uids[out->nuids++] = given->uids[i];
 	if (h->ledger)
 		npods = ledger_node_pods(h->ledger, given->node, &pods);
-	w.set = xcalloc(npods + given->nuids + 1, sizeof *w.set);
+	byuid = xcalloc(npods + 1, sizeof *byuid);
+	victim = xcalloc(npods + 1, sizeof *victim);
+	for (i = 0; i < npods; i++)
+		byuid[i] = &pods[i];
+	qsort(byuid, npods, sizeof *byuid, by_uid);
+	w.set = xcalloc(npods + 1, sizeof *w.set);
 	for (i = 0; i < given->nuids; i++) {
-		const struct ledger_pod_view *v = find(pods, npods, given->uids[i]);
+		const struct ledger_pod_view *v = find(byuid, npods, given->uids[i]);
 
-		explain_victim(why, v, given->uids[i], false);
-		if (v && v->known)
-			w.set[w.nset++] = v;
+		if (textbuf_len(why) < EXPLAIN_GIVEN_BYTES)
+			explain_victim(why, v, given->uids[i], false);
 		else
+			unlisted++;
+		if (v && v->known && !victim[v - pods])
+			w.set[w.nset++] = v; /* each pod once: it frees its zones once */
+		else if (v == NULL || !v->known)
 			unknown = true;
+		if (v)
+			victim[v - pods] = true;
 	}
+	if (unlisted)
+		textbuf_printf(why, "; %zu more not listed", unlisted);
 	if (sn == NULL) {
 		result = PREEMPT_KEPT_NO_INVENTORY;
 		goto out;
@@ -271,14 +307,9 @@ static enum preempt_result preempt_node(const struct handler_ctx *h, const struc
 	}
 	base = w.nset;
 	cands = xcalloc(npods + 1, sizeof *cands);
-	for (i = 0; i < npods; i++) {
-		bool victim = false;
-
-		for (k = 0; k < given->nuids && !victim; k++)
-			victim = strcmp(pods[i].uid, given->uids[k]) == 0;
-		if (!victim && candidate(&pods[i], req))
+	for (i = 0; i < npods; i++)
+		if (!victim[i] && candidate(&pods[i], req))
 			cands[nc++] = &pods[i];
-	}
 	qsort(cands, nc, sizeof *cands, by_priority);
 	chosen = xcalloc(nc + 1, sizeof *chosen);
 	/* Would all of them do? Otherwise nothing would. */
@@ -327,6 +358,8 @@ out:
 	free(chosen);
 	free(cands);
 	free(w.set);
+	free(victim);
+	free(byuid);
 	ledger_pod_views_free(pods, npods);
 	return result;
 }
@@ -343,6 +376,7 @@ void handle_preempt(const struct handler_ctx *h, const char *body, size_t len, s
 {
 	struct wire_preemption req;
 	struct wire_victims *kept;
+	size_t *ngiven;
 	struct pod_demand *demand = NULL;
 	struct store_set *set;
 	struct settings *settings;
@@ -360,11 +394,13 @@ void handle_preempt(const struct handler_ctx *h, const char *body, size_t len, s
 		char text[600];
 
 		/* The preemption result has no error field: a non-200 is the
-		 * only way to say the call failed. */
+		 * only way to say the call failed. Too many victims reads as
+		 * the server's own size limit does, 413. */
 		log_warn("bad extender request", "verb=preempt error=%s", log_q(msg.text));
-		snprintf(text, sizeof text, "%s: %s", rc == ERR_PARSE ? "invalid JSON" : "invalid request",
+		snprintf(text, sizeof text, "%s: %s",
+			 rc == ERR_PARSE ? "invalid JSON" : rc == ERR_TOO_LARGE ? "request too large" : "invalid request",
 			 msg.text);
-		reply_text(out, 400, text);
+		reply_text(out, rc == ERR_TOO_LARGE ? 413 : 400, text);
 		wire_preemption_cleanup(&req);
 		return;
 	}
@@ -376,6 +412,7 @@ void handle_preempt(const struct handler_ctx *h, const char *body, size_t len, s
 	in.demand_fresh = false;
 	in.flags = 0;
 	kept = xcalloc(req.nnodes + 1, sizeof *kept);
+	ngiven = xcalloc(req.nnodes + 1, sizeof *ngiven);
 	textbuf_init(&rec, (size_t)64 << 20);
 	textbuf_adds(&rec, "{\"pod\":");
 	{
@@ -421,7 +458,7 @@ void handle_preempt(const struct handler_ctx *h, const char *body, size_t len, s
 			free(o->uids);
 			memset(o, 0, sizeof *o);
 		} else {
-			nkept++;
+			ngiven[nkept++] = req.nodes[i].nuids;
 		}
 	}
 	textbuf_adds(&rec, "]}");
@@ -431,20 +468,13 @@ void handle_preempt(const struct handler_ctx *h, const char *body, size_t len, s
 		decision_log_event(h->decisions, "preemption", textbuf_str(&rec));
 	textbuf_free(&rec);
 	for (i = 0; i < nkept; i++) {
-		/* The given victims come first and belong to the request. */
-		for (k = 0; k < kept[i].nuids; k++) {
-			bool given = false;
-			size_t j, g;
-
-			for (j = 0; j < req.nnodes && !given; j++)
-				if (req.nodes[j].node == kept[i].node)
-					for (g = 0; g < req.nodes[j].nuids && !given; g++)
-						given = req.nodes[j].uids[g] == kept[i].uids[k];
-			if (!given)
-				free(kept[i].uids[k]);
-		}
+		/* The given victims come first and belong to the request; the
+		 * added ones are copies. */
+		for (k = ngiven[i]; k < kept[i].nuids; k++)
+			free(kept[i].uids[k]);
 		free(kept[i].uids);
 	}
+	free(ngiven);
 	free(kept);
 	settings_unref(settings);
 	store_release(set);

@@ -3,7 +3,7 @@
  * an error message, never crash, leak or hang; a decoded request must encode
  * to filter and prioritize replies that json-c reads back, with every
  * distinct node in exactly one bucket and every passing NodeList item equal
- * to the request's. */
+ * to the request's. The same body goes to the bind and preempt decoders. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -218,6 +218,46 @@ static void check_paths_agree(const uint8_t *data, size_t size)
 	wire_args_cleanup(&a2);
 }
 
+/* The same body as ExtenderPreemptionArgs: decoded, or a message (and
+ * nothing kept); decoded, its nodes are in strictly ascending name order (a
+ * name given twice is one entry), no node names a UID twice or an empty
+ * one, and the result encodes to JSON. The scan and the text reader never
+ * disagree about the Pod. */
+static void check_preemption(const uint8_t *data, size_t size)
+{
+	struct errmsg msg = { { 0 } };
+	struct wire_preemption p;
+	struct json_object *res;
+	size_t i, k, j, len = 0;
+	char *json;
+
+	if (wire_decode_preemption((const char *)data, size, &p, &msg) != ERR_OK) {
+		/* (Other messages may quote the input: match the whole.) */
+		if (msg.text[0] == '\0' || strcmp(msg.text, "invalid JSON: Pod out of step with the parser") == 0 ||
+		    p.nodes != NULL || p.nnodes != 0)
+			__builtin_trap();
+		return;
+	}
+	for (i = 0; i < p.nnodes; i++) {
+		const struct wire_victims *w = &p.nodes[i];
+
+		if (w->node[0] == '\0' || (i > 0 && strcmp(p.nodes[i - 1].node, w->node) >= 0))
+			__builtin_trap();
+		for (k = 0; k < w->nuids; k++) {
+			if (w->uids[k][0] == '\0')
+				__builtin_trap();
+			for (j = 0; j < k; j++)
+				if (strcmp(w->uids[j], w->uids[k]) == 0)
+					__builtin_trap();
+		}
+	}
+	json = wire_encode_preemption(p.nodes, p.nnodes, &len);
+	res = parse_or_die(json, len, true);
+	json_object_put(res);
+	free(json);
+	wire_preemption_cleanup(&p);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct errmsg msg = { { 0 } };
@@ -244,6 +284,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		wire_binding_cleanup(&b);
 		msg.text[0] = '\0';
 	}
+	check_preemption(data, size);
 	check_paths_agree(data, size);
 	rc = wire_decode_args((const char *)data, size, &a, &msg);
 	if (rc != ERR_OK) {
