@@ -353,8 +353,9 @@ static bool allocate_memory(struct sim *s, const struct container_demand *c, con
 	}
 	for (t = 0; t < c->nmemory; t++) {
 		res[t] = sim_resource(s, c->memory[t].name);
-		/* A zone not listing a type has none of it (§6.12); a type
-		 * no zone lists cannot be served from any NUMA node. */
+		/* A zone not listing a type has none of it (exporters leave
+		 * out zero blocks); a type no zone lists cannot be served from
+		 * any NUMA node. */
 		if (res[t] < 0) {
 			s->failed_resource = c->memory[t].name;
 			snprintf(s->failure, sizeof s->failure,

@@ -44,7 +44,8 @@ enum resource_kind {
 
 /* One resource across the node's NUMA nodes; arrays are indexed by dense NUMA
  * index. A zone that does not list the resource contributes zeros (and clears
- * listed_everywhere): for a hugepage size that means 0 pages there (§6.12).
+ * listed_everywhere): for a hugepage size that means 0 pages there, as
+ * exporters leave out blocks whose allocatable is 0.
  * capacity is at least allocatable and available at most allocatable (see
  * inventory_node_new for these readings of inconsistent exporters). */
 struct inventory_resource {

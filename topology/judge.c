@@ -196,7 +196,8 @@ static void explain_rejection(const struct sim *s, const char *who,
 	sort_by_resource(blamed, nblamed);
 	v->resources[0] = '\0';
 	v->pinned[0] = '\0';
-	/* Reuse, not the amounts, decided: the reason says so (§5.4). */
+	/* Reuse, not the amounts, decided (reusable init-container CPUs and
+	 * devices pin a later container's mask): the reason says so. */
 	for (i = 0; i < nblamed; i++) {
 		if (blamed[i]->pinned == 0)
 			continue;

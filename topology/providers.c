@@ -668,7 +668,7 @@ static size_t memory_hints(struct sim *s, const struct ask *a, struct hint_list 
 	for (t = 0; t < a->nmemory; t++) {
 		res[t] = sim_resource(s, a->memory[t].name);
 		/* A zone that does not list a memory type has none of it
-		 * (exporters leave out blocks whose allocatable is 0, §6.12):
+		 * (exporters leave out blocks whose allocatable is 0):
 		 * the inventory reads zeros there. A type no zone lists cannot
 		 * be served from any NUMA node. */
 		if (res[t] < 0) {

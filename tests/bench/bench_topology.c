@@ -181,10 +181,11 @@ static int by_value_desc(const void *a, const void *b)
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
-/* The count-based providers (kubelet cpumanager / devicemanager, §5.1-5.2):
- * a request, per-NUMA capacity and availability; every non-empty subset whose
- * available sum reaches the request is a hint, preferred when its size is the
- * minimal subset size by capacity. The request is drawn among the subset sums
+/* The count-based providers (the kubelet's cpumanager policy_static.go and
+ * devicemanager topology_hints.go): a request, per-NUMA capacity and
+ * availability; every non-empty subset whose available sum reaches the
+ * request is a hint, preferred when its size is the minimal subset size by
+ * capacity. The request is drawn among the subset sums
  * so that the list holds lo..hi hints. With must != 0, the minimal size is
  * popcount(must) and must is a (preferred) hint: the NUMA nodes of must are
  * mostly free, the others busy, as on a node where every resource of a large

@@ -25,8 +25,9 @@
 #define DIR "tests/data/exporters/"
 
 /* One expected node: admitted on numa (-1: no affinity: policy none, or
- * single-numa-node on a one-NUMA machine, §6.5), rejected with reason, or
- * invalid with error containing text. */
+ * single-numa-node on a one-NUMA machine, where the kubelet stores nil for a
+ * mask that covers every node), rejected with reason, or invalid with error
+ * containing text. */
 struct want {
 	const char *node;
 	const char *outcome; /* "admit", "reject" or "invalid" */

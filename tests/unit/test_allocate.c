@@ -3,10 +3,11 @@
  * judge_node on tiny nodes: which NUMA nodes a pod's CPUs, devices, memory and
  * hugepages are taken from (verdict_usage), the stored affinities, and the
  * UnexpectedAdmissionError cases where an admitted merge fails in Allocate.
- * Rules: kubelet-topology-manager.md §5.1-§5.4 ("Allocate"), §6.3, §6.10 and
- * §7 "Multi-NUMA allocation choices" (CPUs: whole free NUMA nodes first, then
- * fewest free first, then lower id; devices: reusable first, then the hint's
- * nodes in ascending id, then the others).
+ * Rules: the Allocate of the kubelet's device, CPU and memory managers, run
+ * in that order with the stored hint. CPUs are packed as the kubelet's
+ * takeByTopology does: whole free NUMA nodes first, then fewest free first,
+ * then lower id. Devices, where the kubelet's order is arbitrary: reusable
+ * first, then the hint's nodes in ascending id, then the others.
  *
  * Usage is written per NUMA node in id order, "4 2 0" (memory and hugepages
  * in GiB); NULL means nothing taken of that resource. Affinities are
@@ -33,7 +34,7 @@
 #define GPU TINY_GPU
 
 struct row {
-	const char *name;      /* the rule and its section of the doc */
+	const char *name;      /* the rule the row checks */
 	const char *policy;    /* NULL: best-effort */
 	bool pod_scope;
 	int n;
@@ -50,142 +51,141 @@ struct row {
 #define SIDECAR(name, res) "{name: " name ", restartPolicy: Always, resources: {limits: {" res "}}}"
 
 static const struct row rows[] = {
-	/* --- CPUs (§5.1 Allocate, §7) --- */
-	{ .name = "§7 cpu: a whole free NUMA node first (6 >= its 4 CPUs), then fewest free: "
+	/* --- CPUs --- */
+	{ .name = "cpu: a whole free NUMA node first (6 >= its 4 CPUs), then fewest free: "
 		  "NUMA 0 whole, 2 from NUMA 1 (3 free) rather than NUMA 2 (4 free)",
 	  .policy = "none",
 	  .n = 3, .z = { { .cpu = { 4, 4 } }, { .cpu = { 4, 3 } }, { .cpu = { 4, 4 } } },
 	  .pod = "containers: [" C("a", "cpu: 6, memory: 1Gi") "]",
 	  .affinity = "a=nil", .cpu = "4 2 0" },
-	{ .name = "§7 cpu on 4 NUMA nodes: whole free NUMA 0 and 2 (ascending free, then id), "
+	{ .name = "cpu on 4 NUMA nodes: whole free NUMA 0 and 2 (ascending free, then id), "
 		  "then the last CPU from NUMA 1 (1 free) before NUMA 3 (2 free)",
 	  .policy = "none",
 	  .n = 4, .z = { { .cpu = { 2, 2 } }, { .cpu = { 2, 1 } }, { .cpu = { 2, 2 } },
 			 { .cpu = { 2, 2 } } },
 	  .pod = "containers: [" C("a", "cpu: 5, memory: 1Gi") "]",
 	  .affinity = "a=nil", .cpu = "2 1 2 0" },
-	{ .name = "§7 cpu: smaller than a NUMA node: from the node with the fewest free CPUs",
+	{ .name = "cpu: smaller than a NUMA node: from the node with the fewest free CPUs",
 	  .policy = "none",
 	  .n = 2, .z = { { .cpu = { 4, 4 } }, { .cpu = { 4, 2 } } },
 	  .pod = "containers: [" C("a", "cpu: 2, memory: 1Gi") "]",
 	  .affinity = "a=nil", .cpu = "0 2" },
-	{ .name = "§7 cpu: inside a multi-NUMA hint, fewest free first (NUMA 1: 2 free), "
+	{ .name = "cpu: inside a multi-NUMA hint, fewest free first (NUMA 1: 2 free), "
 		  "not lowest id first",
 	  .n = 2, .z = { { .cpu = { 4, 3 } }, { .cpu = { 4, 2 } } },
 	  .pod = "containers: [" C("a", "cpu: 4, memory: 1Gi") "]",
 	  .affinity = "a=0,1", .cpu = "2 2" },
-	{ .name = "§7 cpu: equal free counts: the lower id first",
+	{ .name = "cpu: equal free counts: the lower id first",
 	  .n = 2, .z = { { .cpu = { 4, 3 } }, { .cpu = { 4, 3 } } },
 	  .pod = "containers: [" C("a", "cpu: 4, memory: 1Gi") "]",
 	  .affinity = "a=0,1", .cpu = "3 1" },
-	{ .name = "§5.1 Allocate step 2/§3.7: the merge picks {0} (the GPU's node) where only 2 "
+	{ .name = "cpu: the merge picks {0} (the GPU's node) where only 2 "
 		  "CPUs are free: 2 inside the mask, the other 2 from NUMA 1",
 	  .n = 2, .z = { { .cpu = { 4, 2 }, .gpu = { 1, 1 } }, { .cpu = { 4, 4 }, .gpu = { Z, Z } } },
 	  .pod = "containers: [" C("a", "cpu: 4, memory: 1Gi, " GPU ": 1") "]",
 	  .affinity = "a=0", .cpu = "2 2", .gpu = "1 0" },
-	{ .name = "§5.1 Allocate step 4/§6.10: policy none, fewer free CPUs than asked: "
-		  "UnexpectedAdmissionError",
+	{ .name = "cpu: policy none, fewer free CPUs than asked: UnexpectedAdmissionError",
 	  .policy = "none",
 	  .n = 2, .z = { { .cpu = { 4, 2 } }, { .cpu = { 4, 1 } } },
 	  .pod = "containers: [" C("a", "cpu: 4, memory: 1Gi") "]",
 	  .failure = "not enough cpus available to satisfy request", .failed = "cpu" },
 
-	/* --- devices (§5.2 Allocate, §7) --- */
-	{ .name = "§7 devices: the hint's node first, then the other nodes in ascending id "
+	/* --- devices --- */
+	{ .name = "devices: the hint's node first, then the other nodes in ascending id "
 		  "(memory fits NUMA 0..2 alone and pins the merge to {0}; 2 GPUs need two nodes)",
 	  .n = 3, .z = { { .mem = { 4, 4 }, .gpu = { 1, 1 } }, { .mem = { 4, 3 }, .gpu = { 1, 1 } },
 			 { .mem = { 4, 3 }, .gpu = { 1, 1 } } },
 	  .pod = "containers: [" C("a", "cpu: 500m, memory: 1Gi, " GPU ": 2") "]",
 	  .affinity = "a=0", .mem = "1 0 0", .gpu = "1 1 0" },
-	{ .name = "§7 devices: policy none (nil hint): ascending NUMA id",
+	{ .name = "devices: policy none (nil hint): ascending NUMA id",
 	  .policy = "none",
 	  .n = 3, .z = { { .gpu = { 1, 0 } }, { .gpu = { 1, 1 } }, { .gpu = { 1, 1 } } },
 	  .pod = "containers: [{name: a, resources: {limits: {" GPU ": 1}}}]",
 	  .affinity = "a=nil", .gpu = "0 1 0" },
-	{ .name = "§5.4/§7 devices: a reusable init device is taken first: the app takes no new one",
+	{ .name = "devices: a reusable init device is taken first: the app takes no new one",
 	  .n = 2, .z = { { .gpu = { 1, 1 } }, { .gpu = { 1, 1 } } },
 	  .pod = "initContainers: [{name: i, resources: {limits: {" GPU ": 1}}}],"
 		 " containers: [{name: a, resources: {limits: {" GPU ": 1}}}]",
 	  .affinity = "i=0 a=0", .gpu = "1 0" },
-	{ .name = "§5.2 Allocate step 2/§6.3: 2 GPUs asked, 1 free: best-effort admits the empty "
+	{ .name = "devices: 2 GPUs asked, 1 free: best-effort admits the empty "
 		  "list at the merge, Allocate fails (UnexpectedAdmissionError)",
 	  .n = 2, .z = { { .gpu = { 2, 1 } }, { .gpu = { 2, 0 } } },
 	  .pod = "containers: [{name: a, resources: {limits: {" GPU ": 2}}}]",
 	  .failure = "requested number of devices unavailable for " GPU, .failed = GPU },
 
-	/* --- memory and hugepages (§5.3 Allocate) --- */
-	{ .name = "§5.3 Allocate step 4: a multi-NUMA hint is filled in ascending id order",
+	/* --- memory and hugepages --- */
+	{ .name = "memory: a multi-NUMA hint is filled in ascending id order",
 	  .n = 3, .z = { { .mem = { 4, 4 } }, { .mem = { 4, 4 } }, { .mem = { 4, 4 } } },
 	  .pod = "containers: [" C("a", "cpu: 500m, memory: 6Gi") "]",
 	  .affinity = "a=0,1", .mem = "4 2 0" },
-	{ .name = "§5.3 Allocate step 1: policy none: the best recomputed hint ({0,2}: NUMA 1 holds "
+	{ .name = "memory, policy none (nil hint): the best recomputed hint ({0,2}: NUMA 1 holds "
 		  "single-NUMA allocations)",
 	  .policy = "none",
 	  .n = 3, .z = { { .mem = { 4, 4 } }, { .mem = { 4, 3 } }, { .mem = { 4, 4 } } },
 	  .pod = "containers: [" C("a", "cpu: 500m, memory: 6Gi") "]",
 	  .affinity = "a=nil", .mem = "4 0 2" },
-	{ .name = "§5.3 Allocate step 2: the merged mask {0} (CPUs exist on NUMA 0 only) lacks "
+	{ .name = "memory: the merged mask {0} (CPUs exist on NUMA 0 only) lacks "
 		  "free memory: widened to {0,1}",
 	  .n = 2, .z = { { .cpu = { 4, 4 }, .mem = { 4, 4 } }, { .mem = { 4, 4 } } },
 	  .pod = "containers: [" C("a", "cpu: 1, memory: 6Gi") "]",
 	  .affinity = "a=0", .cpu = "1 0", .mem = "4 2" },
-	{ .name = "§6.3 memory fits no subset: no preference, single-numa-node admits {0}, "
+	{ .name = "memory fits no subset: no preference, single-numa-node admits {0}, "
 		  "Allocate cannot extend the hint (UnexpectedAdmissionError)",
 	  .policy = "single-numa-node",
 	  .n = 2, .z = { { .cpu = { 4, 4 }, .mem = { 4, 4 } }, { .cpu = { 4, 4 }, .mem = { 4, 2 } } },
 	  .pod = "containers: [" C("a", "cpu: 1, memory: 6Gi") "]",
 	  .failure = "failed to find NUMA nodes to extend the current topology hint",
 	  .failed = "memory" },
-	{ .name = "§5.3 Allocate step 3: memory said no preference, the CPUs' preferred {0,1} "
+	{ .name = "memory said no preference, the CPUs' preferred {0,1} "
 		  "wins, but NUMA 0 holds container a's single-NUMA memory (UnexpectedAdmissionError)",
 	  .n = 2, .z = { { .cpu = { 4, 4 }, .mem = { 4, 4 } }, { .cpu = { 4, 4 }, .mem = { 4, 4 } } },
 	  .pod = "containers: [" C("a", "cpu: 1, memory: 3Gi") ", " C("b", "cpu: 6, memory: 5Gi") "]",
 	  .failure = "container \"b\": memory: preferred hint violates NUMA node allocation",
 	  .failed = "memory" },
-	{ .name = "§4/§5.3 1-NUMA single-numa-node: nil affinity stored; memory from the "
+	{ .name = "1-NUMA single-numa-node: nil affinity stored; memory from the "
 		  "recomputed default hint",
 	  .policy = "single-numa-node",
 	  .n = 1, .z = { { .cpu = { 4, 4 }, .mem = { 8, 8 }, .hp = { 2, 2 } } },
 	  .pod = "containers: [" C("a", "cpu: 2, memory: 2Gi, hugepages-1Gi: 1Gi") "]",
 	  .affinity = "a=nil", .cpu = "2", .mem = "2", .hp = "1" },
-	{ .name = "§4/§5.3 Allocate step 1: 1-NUMA single-numa-node, memory larger than the node: "
+	{ .name = "1-NUMA single-numa-node, memory larger than the node: "
 		  "no default hint (UnexpectedAdmissionError)",
 	  .policy = "single-numa-node",
 	  .n = 1, .z = { { .cpu = { 4, 4 }, .mem = { 4, 4 } } },
 	  .pod = "containers: [" C("a", "cpu: 2, memory: 6Gi") "]",
 	  .failure = "failed to get the default NUMA affinity", .failed = "memory" },
-	{ .name = "§6.12 hugepages listed on NUMA 1 only: taken there, memory with them",
+	{ .name = "hugepages listed on NUMA 1 only: taken there, memory with them",
 	  .policy = "single-numa-node",
 	  .n = 2, .z = { { .mem = { 4, 4 } }, { .mem = { 4, 4 }, .hp = { 2, 2 } } },
 	  .pod = "containers: [" C("a", "cpu: 500m, memory: 1Gi, hugepages-1Gi: 2Gi") "]",
 	  .affinity = "a=1", .mem = "0 1", .hp = "0 2" },
-	{ .name = "§6.12 a hugepage size no zone lists: UnexpectedAdmissionError",
+	{ .name = "a hugepage size no zone lists: UnexpectedAdmissionError",
 	  .n = 2, .z = { { .mem = { 4, 4 } }, { .mem = { 4, 4 } } },
 	  .pod = "containers: [" C("a", "cpu: 500m, memory: 1Gi, hugepages-1Gi: 1Gi") "]",
 	  .failure = "hugepages-1Gi is not published for any NUMA node", .failed = "hugepages-1Gi" },
 
-	/* --- scopes and reuse (§2.3, §2.4, §5.4) --- */
-	{ .name = "§2.3 container scope: the first container consumes NUMA 0, the second goes to 1",
+	/* --- scopes and reuse --- */
+	{ .name = "container scope: the first container consumes NUMA 0, the second goes to 1",
 	  .policy = "single-numa-node",
 	  .n = 2, .z = { { .cpu = { 4, 4 } }, { .cpu = { 4, 4 } } },
 	  .pod = "containers: [" C("a", "cpu: 3, memory: 1Gi") ", " C("b", "cpu: 3, memory: 1Gi") "]",
 	  .affinity = "a=0 b=1", .cpu = "3 3" },
-	{ .name = "§2.4 pod scope: every container allocates with the pod's hint",
+	{ .name = "pod scope: every container allocates with the pod's hint",
 	  .policy = "single-numa-node", .pod_scope = true,
 	  .n = 2, .z = { { .cpu = { 4, 4 } }, { .cpu = { 4, 4 } } },
 	  .pod = "containers: [" C("a", "cpu: 2, memory: 1Gi") ", " C("b", "cpu: 2, memory: 1Gi") "]",
 	  .affinity = "a=0 b=0", .cpu = "4 0" },
-	{ .name = "§5.4 reusable init CPUs are taken before free ones: the app adds nothing",
+	{ .name = "reusable init CPUs are taken before free ones: the app adds nothing",
 	  .n = 2, .z = { { .cpu = { 4, 4 } }, { .cpu = { 4, 4 } } },
 	  .pod = "initContainers: [" C("i", "cpu: 2, memory: 1Gi") "],"
 		 " containers: [" C("a", "cpu: 2, memory: 1Gi") "]",
 	  .affinity = "i=0 a=0", .cpu = "2 0" },
-	{ .name = "§5.4 sidecar CPUs are not reusable: the app takes 2 more",
+	{ .name = "sidecar CPUs are not reusable: the app takes 2 more",
 	  .n = 2, .z = { { .cpu = { 4, 4 } }, { .cpu = { 4, 4 } } },
 	  .pod = "initContainers: [" SIDECAR("s", "cpu: 2, memory: 1Gi") "],"
 		 " containers: [" C("a", "cpu: 2, memory: 1Gi") "]",
 	  .affinity = "s=0 a=0", .cpu = "4 0" },
-	{ .name = "§5.4 init memory on the app's exact mask is drawn down, not taken again",
+	{ .name = "init memory on the app's exact mask is drawn down, not taken again",
 	  .n = 2, .z = { { .mem = { 4, 4 } }, { .mem = { 4, 4 } } },
 	  .pod = "initContainers: [" C("i", "cpu: 500m, memory: 3Gi") "],"
 		 " containers: [" C("a", "cpu: 500m, memory: 3Gi") "]",

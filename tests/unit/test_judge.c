@@ -8,7 +8,8 @@
  *    a rejection always has a reason and a message; an empty node that
  *    admits a pod makes that pod's rejection resolvable;
  *  - reasons that name reusable init-container units pinning a container
- *    (§5.4), the same from the brief and the detailed judgement. */
+ *    (its mask must hold every NUMA node with a reusable CPU or device), the
+ *    same from the brief and the detailed judgement. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -205,9 +205,9 @@ static void manifests_builds_resolve_without_clashes(void **state)
 
 /* kubescheduler.config.k8s.io/v1 (staging/src/k8s.io/kube-scheduler/config/v1
  * types.go): the top level and profile fields, the embedded
- * component-base leader election and client connection, and the extender
- * fields of extender-protocol.md section 2.10. plugins and pluginConfig are
- * not used here and not looked into. */
+ * component-base leader election and client connection, and the Extender
+ * fields (urlPrefix ... ignorable). plugins and pluginConfig are not used
+ * here and not looked into. */
 static const char *const top_keys[] = {
 	"apiVersion", "kind", "parallelism", "leaderElection", "clientConnection",
 	"enableProfiling", "enableContentionProfiling", "percentageOfNodesToScore",
@@ -289,7 +289,8 @@ static bool extended_resource_name(const char *n)
 	       dq_matches("^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$", slash + 1);
 }
 
-/* Field names, types, kube-scheduler's validation rules (section 2.10), and
+/* Field names, types, kube-scheduler's validation rules (weight > 0 with
+ * prioritizeVerb, one binder, valid and unique managed resource names), and
  * this project's choices: nodeCacheCapable, fail closed, both verbs, a
  * timeout, and the managed resources of the issue. */
 static bool check_scheduler_config(const struct doc *c, const char *origin, struct errmsg *msg)

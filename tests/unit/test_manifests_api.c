@@ -667,7 +667,9 @@ static void manifests_kube_scheduler_grants_only_where_it_runs(void **state)
 
 /* ---------------------------------------------------------------- the CRD */
 
-/* nrt-api-and-peers.md section 1.2, as schema paths ("[]" = items). */
+/* The NodeResourceTopology v1alpha2 schema (k8stopologyawareschedwg/
+ * noderesourcetopology-api, pkg/apis/topology/v1alpha2/types.go), as paths
+ * ("[]" = items). */
 static const struct openapi_field nrt_v1alpha2[] = {
 	{ "apiVersion", "string", 0 },
 	{ "kind", "string", 0 },

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The fast merge (topology/merge.c) against the kubelet's cross product
- * (tests/support/ref_merge.c): hand-picked cases for each rule of
- * kubelet-topology-manager.md §3-4 and §6, then 100,000 random hint sets. */
+ * (tests/support/ref_merge.c): hand-picked cases for each rule of the
+ * kubelet's merge and policies (topologymanager's policy.go and policy_*.go),
+ * then 100,000 random hint sets. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The hint providers (topology/providers.c) as a table: tiny nodes (1-4 NUMA
  * nodes with per-NUMA cpu, memory, hugepages-1Gi and a GPU), one container or
- * pod, and the hint list each provider must give, per
- * kubelet-topology-manager.md §5 (hint providers as functions of counts), §3.1
- * (nil versus empty), §6 and §7. The providers are called as judge.c calls
+ * pod, and the hint list each provider must give, as the kubelet's providers
+ * (cpumanager and memorymanager policy_static.go, devicemanager
+ * topology_hints.go) would from the NRT counts, with the conventions of
+ * README.md for what an NRT leaves out. The providers are called as judge.c calls
  * them: a simulation state over the node, earlier containers of the pod
  * allocated first (allocate_container) with the hints the row gives them, then
  * providers_hints for the last container (or, in pod scope, for the pod).
@@ -12,7 +13,7 @@
  * "*" for preferred, in order of size then value: "{1}* {0,1}". "[]" is an
  * empty list (the resource cannot be satisfied: it flattens to {nil, not
  * preferred}); a NULL field means the provider gives no list for that
- * resource (nil map or nil list: no preference, §3.1). */
+ * resource (nil map or nil list: no preference). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -36,7 +37,7 @@
 #define GPU TINY_GPU
 
 struct row {
-	const char *name;     /* the rule and its section of the doc */
+	const char *name;     /* the rule the row checks */
 	const char *policy;   /* NULL: best-effort */
 	const char *attr;     /* one more NRT attribute, "name=value" */
 	bool pod_scope;
@@ -56,42 +57,42 @@ struct row {
 
 static const struct row rows[] = {
 	/* --- CPU (static policy) --- */
-	{ .name = "§5.1/§6.2 cpu: capacity sizes preferred (4 >= 2 on one node), "
+	{ .name = "cpu: capacity sizes preferred (4 >= 2 on one node), "
 		  "availability decides existence (NUMA 0 has 1 free)",
 	  .n = 2, .z = { { .cpu = { 4, 1 }, .mem = { 8, 8 } }, { .cpu = { 4, 4 }, .mem = { 8, 8 } } },
 	  .pod = "containers: [" C("a", "cpu: 2, memory: 1Gi") "]",
 	  .cpu = "{1}* {0,1}", .mem = "{0}* {1}* {0,1}" },
-	{ .name = "§5.1 cpu on 4 NUMA nodes: 5 CPUs need 3 nodes by capacity; only the triples "
+	{ .name = "cpu on 4 NUMA nodes: 5 CPUs need 3 nodes by capacity; only the triples "
 		  "with 5 free exist",
 	  .n = 4, .z = { { .cpu = { 2, 2 } }, { .cpu = { 2, 2 } }, { .cpu = { 2, Z } },
 			 { .cpu = { 2, 2 } } },
 	  .pod = "containers: [" C("a", "cpu: 5, memory: 1Gi") "]",
 	  .cpu = "{0,1,3}* {0,1,2,3}" },
-	{ .name = "§5.1/§3.1 cpu: fewer free CPUs than asked in every subset: empty list (impossible)",
+	{ .name = "cpu: fewer free CPUs than asked in every subset: empty list (impossible)",
 	  .n = 2, .z = { { .cpu = { 4, 2 } }, { .cpu = { 4, 2 } } },
 	  .pod = "containers: [" C("a", "cpu: 6, memory: 1Gi") "]",
 	  .cpu = "[]" },
-	{ .name = "§5.1 cpu: only NUMA nodes with CPUs are candidates; §5.2 devices range over "
+	{ .name = "cpu: only NUMA nodes with CPUs are candidates; devices range over "
 		  "every NUMA node",
 	  .n = 3, .z = { { .cpu = { 4, 4 }, .gpu = { 1, 1 } }, { .cpu = { 4, 4 } }, { .gpu = { Z, Z } } },
 	  .pod = "containers: [" C("a", "cpu: 2, memory: 1Gi, " GPU ": 1") "]",
 	  .cpu = "{0}* {1}* {0,1}", .gpu = "{0}* {0,1} {0,2} {0,1,2}" },
-	{ .name = "§5.1/§6.9 cpu: fractional CPU in a Guaranteed pod: no CPU hint (shared pool); "
+	{ .name = "cpu: fractional CPU in a Guaranteed pod: no CPU hint (shared pool); "
 		  "memory still aligned",
 	  .n = 2, .z = { { .cpu = { 4, 4 }, .mem = { 8, 8 } }, { .cpu = { 4, 4 }, .mem = { 8, 8 } } },
 	  .pod = "containers: [" C("a", "cpu: 1500m, memory: 1Gi") "]",
 	  .mem = "{0}* {1}* {0,1}" },
-	{ .name = "§6.9 Burstable pod: no CPU or memory hint; devices ignore QoS",
+	{ .name = "Burstable pod: no CPU or memory hint; devices ignore QoS",
 	  .n = 2, .z = { { .cpu = { 4, 4 }, .mem = { 8, 8 }, .gpu = { 1, 1 } },
 			 { .cpu = { 4, 4 }, .mem = { 8, 8 }, .gpu = { 1, 1 } } },
 	  .pod = "containers: [{name: a, resources: {requests: {cpu: 1, memory: 1Gi},"
 		 " limits: {" GPU ": 1}}}]",
 	  .gpu = "{0}* {1}* {0,1}" },
-	{ .name = "§7 cpuManagerPolicy none: no CPU hint",
+	{ .name = "cpuManagerPolicy none: no CPU hint",
 	  .attr = "cpuManagerPolicy=none",
 	  .n = 2, .z = { { .cpu = { 4, 4 } }, { .cpu = { 4, 4 } } },
 	  .pod = "containers: [" C("a", "cpu: 2, memory: 1Gi") "]" },
-	{ .name = "§4 single-numa-node: only preferred single-node hints are generated; a GPU "
+	{ .name = "single-numa-node: only preferred single-node hints are generated; a GPU "
 		  "pair needing both nodes' free devices leaves the list empty",
 	  .policy = "single-numa-node",
 	  .n = 2, .z = { { .cpu = { 4, 1 }, .gpu = { 2, 1 } }, { .cpu = { 4, 4 }, .gpu = { 2, 1 } } },
@@ -99,104 +100,104 @@ static const struct row rows[] = {
 	  .cpu = "{1}*", .gpu = "[]" },
 
 	/* --- devices --- */
-	{ .name = "§6.2 devices: 2 GPUs per node, 1 free on each: {0,1} exists, not preferred",
+	{ .name = "devices: 2 GPUs per node, 1 free on each: {0,1} exists, not preferred",
 	  .n = 2, .z = { { .gpu = { 2, 1 } }, { .gpu = { 2, 1 } } },
 	  .pod = "containers: [{name: a, resources: {limits: {" GPU ": 2}}}]",
 	  .gpu = "{0,1}" },
-	{ .name = "§5.2/§3.1 devices: fewer available than requested: empty list (impossible)",
+	{ .name = "devices: fewer available than requested: empty list (impossible)",
 	  .n = 2, .z = { { .gpu = { 2, 1 } }, { .gpu = { 2, 0 } } },
 	  .pod = "containers: [{name: a, resources: {limits: {" GPU ": 2}}}]",
 	  .gpu = "[]" },
-	{ .name = "§5.2/§7 devices: a resource no zone lists has no NUMA information: no list",
+	{ .name = "devices: a resource no zone lists has no NUMA information: no list",
 	  .n = 2, .z = { { .cpu = { 4, 4 }, .gpu = { 1, 1 } }, { .cpu = { 4, 4 }, .gpu = { 1, 1 } } },
 	  .pod = "containers: [" C("a", "cpu: 1, memory: 1Gi, example.com/fpga: 1") "]",
 	  .cpu = "{0}* {1}* {0,1}" },
-	{ .name = "§5.2 devices: listed but no device on any NUMA node: no topology, no list",
+	{ .name = "devices: listed but no device on any NUMA node: no topology, no list",
 	  .n = 2, .z = { { .gpu = { Z, Z } }, { .gpu = { Z, Z } } },
 	  .pod = "containers: [{name: a, resources: {limits: {" GPU ": 1}}}]" },
 
 	/* --- memory and hugepages (Static memory manager) --- */
-	{ .name = "§5.3 memory: allocatable sizes preferred; NUMA 1 holds single-NUMA allocations "
+	{ .name = "memory: allocatable sizes preferred; NUMA 1 holds single-NUMA allocations "
 		  "(available < allocatable) and joins no multi-NUMA hint",
 	  .n = 2, .z = { { .mem = { 4, 4 } }, { .mem = { 4, 1 } } },
 	  .pod = "containers: [" C("a", "cpu: 500m, memory: 3Gi") "]",
 	  .mem = "{0}*" },
-	{ .name = "§5.3 memory: needs two NUMA nodes: every pair preferred, the triple not",
+	{ .name = "memory: needs two NUMA nodes: every pair preferred, the triple not",
 	  .n = 3, .z = { { .mem = { 4, 4 } }, { .mem = { 4, 4 } }, { .mem = { 4, 4 } } },
 	  .pod = "containers: [" C("a", "cpu: 500m, memory: 6Gi") "]",
 	  .mem = "{0,1}* {0,2}* {1,2}* {0,1,2}" },
-	{ .name = "§5.3/§6.3 memory: no subset survives: no list at all (no preference), "
+	{ .name = "memory: no subset survives: no list at all (no preference), "
 		  "not an empty one",
 	  .n = 2, .z = { { .mem = { 4, 4 } }, { .mem = { 4, 2 } } },
 	  .pod = "containers: [" C("a", "cpu: 500m, memory: 6Gi") "]" },
-	{ .name = "§4/§5.3 memory under single-numa-node: only a multi-node subset survives: "
+	{ .name = "memory under single-numa-node: only a multi-node subset survives: "
 		  "empty list (rejected), unlike no subset at all",
 	  .policy = "single-numa-node",
 	  .n = 2, .z = { { .mem = { 4, 4 } }, { .mem = { 4, 4 } } },
 	  .pod = "containers: [" C("a", "cpu: 500m, memory: 6Gi") "]",
 	  .mem = "[]" },
-	{ .name = "§7 memory hints are off when no zone lists memory",
+	{ .name = "memory hints are off when no zone lists memory",
 	  .n = 2, .z = { { .cpu = { 4, 4 }, .hp = { 4, 4 } }, { .cpu = { 4, 4 }, .hp = { 4, 4 } } },
 	  .pod = "containers: [" C("a", "cpu: 2, memory: 1Gi, hugepages-1Gi: 1Gi") "]",
 	  .cpu = "{0}* {1}* {0,1}" },
-	{ .name = "§7 memoryManagerPolicy None: no memory hint",
+	{ .name = "memoryManagerPolicy None: no memory hint",
 	  .attr = "memoryManagerPolicy=None",
 	  .n = 2, .z = { { .mem = { 8, 8 } }, { .mem = { 8, 8 } } },
 	  .pod = "containers: [" C("a", "cpu: 500m, memory: 1Gi") "]" },
-	{ .name = "§5.3 memory and hugepages: one list per type, identical; the most demanding "
+	{ .name = "memory and hugepages: one list per type, identical; the most demanding "
 		  "type sizes preferred (2 pages need both nodes)",
 	  .n = 2, .z = { { .mem = { 4, 4 }, .hp = { 1, 1 } }, { .mem = { 4, 4 }, .hp = { 1, 1 } } },
 	  .pod = "containers: [" C("a", "cpu: 500m, memory: 1Gi, hugepages-1Gi: 2Gi") "]",
 	  .mem = "{0,1}*", .hp = "{0,1}*" },
-	{ .name = "§6.12 a hugepage size listed by some zones only: 0 pages where it is not listed",
+	{ .name = "a hugepage size listed by some zones only: 0 pages where it is not listed",
 	  .n = 2, .z = { { .mem = { 4, 4 }, .hp = { 2, 2 } }, { .mem = { 4, 4 } } },
 	  .pod = "containers: [" C("a", "cpu: 500m, memory: 1Gi, hugepages-1Gi: 1Gi") "]",
 	  .mem = "{0}* {0,1}", .hp = "{0}* {0,1}" },
-	{ .name = "§6.12 a hugepage size no zone lists: no NUMA node can serve it",
+	{ .name = "a hugepage size no zone lists: no NUMA node can serve it",
 	  .n = 2, .z = { { .mem = { 4, 4 } }, { .mem = { 4, 4 } } },
 	  .pod = "containers: [" C("a", "cpu: 500m, memory: 1Gi, hugepages-1Gi: 1Gi") "]",
 	  .missing = "hugepages-1Gi" },
 
 	/* --- reuse of init-container units (container scope) and pod scope --- */
-	{ .name = "§5.4 init CPUs spread over both nodes pin the 2-CPU app to {0,1}, not preferred",
+	{ .name = "init CPUs spread over both nodes pin the 2-CPU app to {0,1}, not preferred",
 	  .n = 2, .z = { { .cpu = { 4, 4 } }, { .cpu = { 4, 4 } } },
 	  .pod = "initContainers: [" C("i", "cpu: 6, memory: 1Gi") "],"
 		 " containers: [" C("a", "cpu: 2, memory: 1Gi") "]",
 	  .pre = { 0x3 }, .cpu = "{0,1}" },
-	{ .name = "§5.4 reusable init CPUs count for the node that holds them (2 free + 2 reused)",
+	{ .name = "reusable init CPUs count for the node that holds them (2 free + 2 reused)",
 	  .n = 2, .z = { { .cpu = { 4, 4 } }, { .cpu = { 4, 4 } } },
 	  .pod = "initContainers: [" C("i", "cpu: 2, memory: 1Gi") "],"
 		 " containers: [" C("a", "cpu: 4, memory: 1Gi") "]",
 	  .pre = { 0x1 }, .cpu = "{0}* {0,1}" },
-	{ .name = "§5.4 sidecar CPUs are never reusable",
+	{ .name = "sidecar CPUs are never reusable",
 	  .n = 2, .z = { { .cpu = { 4, 4 } }, { .cpu = { 4, 4 } } },
 	  .pod = "initContainers: [" SIDECAR("s", "cpu: 2, memory: 1Gi") "],"
 		 " containers: [" C("a", "cpu: 4, memory: 1Gi") "]",
 	  .pre = { 0x1 }, .cpu = "{1}* {0,1}" },
-	{ .name = "§5.4 a reusable init device pins the app's device hints to its node",
+	{ .name = "a reusable init device pins the app's device hints to its node",
 	  .n = 2, .z = { { .gpu = { 1, 1 } }, { .gpu = { 1, 1 } } },
 	  .pod = "initContainers: [{name: i, resources: {limits: {" GPU ": 1}}}],"
 		 " containers: [{name: a, resources: {limits: {" GPU ": 1}}}]",
 	  .pre = { 0x2 }, .gpu = "{1}* {0,1}" },
-	{ .name = "§5.4 init memory is reusable on its exact mask only ({0}: 1 free + 3 reused); "
+	{ .name = "init memory is reusable on its exact mask only ({0}: 1 free + 3 reused); "
 		  "NUMA 0 now holds a single-NUMA allocation, so no {0,1}",
 	  .n = 2, .z = { { .mem = { 4, 4 } }, { .mem = { 4, 4 } } },
 	  .pod = "initContainers: [" C("i", "cpu: 500m, memory: 3Gi") "],"
 		 " containers: [" C("a", "cpu: 500m, memory: 3Gi") "]",
 	  .pre = { 0x1 }, .mem = "{0}* {1}*" },
-	{ .name = "§5.3 memory: nodes of an init container's multi-NUMA group serve no "
+	{ .name = "memory: nodes of an init container's multi-NUMA group serve no "
 		  "single-NUMA hint; the group itself stays a hint",
 	  .n = 2, .z = { { .mem = { 4, 4 } }, { .mem = { 4, 4 } } },
 	  .pod = "initContainers: [" C("i", "cpu: 500m, memory: 6Gi") "],"
 		 " containers: [" C("a", "cpu: 500m, memory: 1Gi") "]",
 	  .pre = { 0x3 }, .mem = "{0,1}" },
-	{ .name = "§5.1 pod scope: the larger of the init maximum (6) and the app sum (4)",
+	{ .name = "pod scope: the larger of the init maximum (6) and the app sum (4)",
 	  .pod_scope = true,
 	  .n = 2, .z = { { .cpu = { 4, 4 } }, { .cpu = { 4, 4 } } },
 	  .pod = "initContainers: [" C("i", "cpu: 6, memory: 1Gi") "],"
 		 " containers: [" C("a", "cpu: 2, memory: 1Gi") ", " C("b", "cpu: 2, memory: 1Gi") "]",
 	  .cpu = "{0,1}*" },
-	{ .name = "§4 1-NUMA node: the single node is the only hint, preferred",
+	{ .name = "1-NUMA node: the single node is the only hint, preferred",
 	  .n = 1, .z = { { .cpu = { 4, 4 }, .mem = { 8, 8 }, .gpu = { 1, 1 } } },
 	  .pod = "containers: [" C("a", "cpu: 2, memory: 2Gi, " GPU ": 1") "]",
 	  .cpu = "{0}*", .mem = "{0}*", .gpu = "{0}*" },

@@ -3,7 +3,9 @@
  * same path as `numa-extender explain -o json`: decode, judge, encode; then
  * the JSON is read back and compared with "expect". Scenarios live in
  * tests/data/scenarios: the reference scenarios (numbered below 100) and our
- * own cases for the rules of kubelet-topology-manager.md §6 (100 and up). */
+ * own cases for the kubelet's less obvious rules and the NRT conventions
+ * (100 and up: identical masks for "preferred", capacity versus availability,
+ * init-container reuse, policy options, missing hugepage sizes, ...). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
