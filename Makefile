@@ -15,7 +15,8 @@ TESTPKG := cmocka
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wold-style-definition -Wformat=2 -Wundef -Wvla -Wwrite-strings -Wcast-qual \
         -Wnull-dereference -Wimplicit-fallthrough -Wdouble-promotion
-# topology/ is pure arithmetic over quantities: silent truncation bites there.
+# topology/ is pure arithmetic over quantities, base/ the utilities under it:
+# silent truncation bites there.
 TOPO_WARN := -Wconversion -Wsign-conversion
 ifeq ($(WERROR),1)
 WARN += -Werror
@@ -34,6 +35,7 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 TEST_LIBS  = $(shell pkg-config --libs $(TESTPKG) 2>/dev/null)
 
+BASE_SRC := $(sort $(wildcard base/*.c))
 TOPO_SRC := $(sort $(wildcard topology/*.c))
 EXT_SRC  := $(filter-out extender/cmd/main.c,$(sort $(wildcard extender/*.c extender/*/*.c)))
 # tests/unit: modules called in process; tests/integration: serve and the
@@ -43,6 +45,7 @@ INTEG_SRC:= $(sort $(wildcard tests/integration/test_*.c))
 HELP_SRC := $(sort $(wildcard tests/support/*.c))
 BENCH_SRC:= $(sort $(wildcard tests/bench/bench_*.c))
 
+BASE_OBJ := $(BASE_SRC:%.c=$(BUILD)/%.o)
 TOPO_OBJ := $(TOPO_SRC:%.c=$(BUILD)/%.o)
 EXT_OBJ  := $(EXT_SRC:%.c=$(BUILD)/%.o)
 HELP_OBJ := $(HELP_SRC:%.c=$(BUILD)/%.o)
@@ -51,6 +54,7 @@ INTEG_BIN:= $(INTEG_SRC:tests/integration/%.c=$(BUILD)/tests/%)
 TEST_BIN := $(UNIT_BIN) $(INTEG_BIN)
 BENCH_BIN:= $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 
+LIBBASE := $(BUILD)/libbase.a
 LIBTOPO := $(BUILD)/libtopology.a
 LIBEXT  := $(BUILD)/libextender.a
 BIN     := bin/numa-extender
@@ -74,6 +78,10 @@ $(BUILD)/topology/%.o: topology/%.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(TOPO_WARN) -c $< -o $@
 
+$(BUILD)/base/%.o: base/%.c $(BUILD)/.flags
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(TOPO_WARN) -c $< -o $@
+
 $(BUILD)/extender/%.o: extender/%.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -c $< -o $@
@@ -81,6 +89,10 @@ $(BUILD)/extender/%.o: extender/%.c $(BUILD)/.flags
 $(BUILD)/tests/%.o: tests/%.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -c $< -o $@
+
+$(LIBBASE): $(BASE_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
 
 $(LIBTOPO): $(TOPO_OBJ)
 	@rm -f $@
@@ -90,19 +102,19 @@ $(LIBEXT): $(EXT_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BIN): $(BUILD)/extender/cmd/main.o $(LIBEXT) $(LIBTOPO)
+$(BIN): $(BUILD)/extender/cmd/main.o $(LIBEXT) $(LIBTOPO) $(LIBBASE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(PKG_LIBS) -lpthread -lm
 
-$(UNIT_BIN): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(HELP_OBJ) $(LIBEXT) $(LIBTOPO)
+$(UNIT_BIN): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(HELP_OBJ) $(LIBEXT) $(LIBTOPO) $(LIBBASE)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LIBS) $(PKG_LIBS) -lpthread -lm
 
-$(INTEG_BIN): $(BUILD)/tests/%: $(BUILD)/tests/integration/%.o $(HELP_OBJ) $(LIBEXT) $(LIBTOPO)
+$(INTEG_BIN): $(BUILD)/tests/%: $(BUILD)/tests/integration/%.o $(HELP_OBJ) $(LIBEXT) $(LIBTOPO) $(LIBBASE)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LIBS) $(PKG_LIBS) -lpthread -lm
 
-$(BUILD)/bench/%: tests/bench/%.c $(HELP_OBJ) $(LIBEXT) $(LIBTOPO) $(BUILD)/.flags
+$(BUILD)/bench/%: tests/bench/%.c $(HELP_OBJ) $(LIBEXT) $(LIBTOPO) $(LIBBASE) $(BUILD)/.flags
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -o $@ $< $(HELP_OBJ) $(LIBEXT) $(LIBTOPO) $(PKG_LIBS) -lpthread -lm
+	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -o $@ $< $(HELP_OBJ) $(LIBEXT) $(LIBTOPO) $(LIBBASE) $(PKG_LIBS) -lpthread -lm
 
 # The suite: every unit binary, then every integration binary; one closing
 # line "N passed, N failed". test-unit and test-integration run one half.
@@ -156,7 +168,7 @@ run: deps
 FUZZ_SECONDS ?= 30
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
-FUZZ_LIB_SRC := $(TOPO_SRC) $(EXT_SRC) $(HELP_SRC)
+FUZZ_LIB_SRC := $(BASE_SRC) $(TOPO_SRC) $(EXT_SRC) $(HELP_SRC)
 FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O1 -g -I. \
                -fno-sanitize-recover=all
 FUZZ_LIB := build-fuzz/libfuzzlib.a

@@ -30,7 +30,7 @@
 #include <yaml.h>
 
 #include "topology/quantity.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
 #include "extender/codec/yaml_error.h"
 
 /* Bounds on what a config may cost: input bytes, collection nesting, and

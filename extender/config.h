@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "topology/err.h"
+#include "base/err.h"
 #include "topology/score.h"
 
 enum config_source {

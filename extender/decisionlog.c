@@ -14,9 +14,9 @@
 
 #include "extender/decisionlog_file.h"
 #include "extender/log.h"
-#include "extender/http/metrics.h"
-#include "extender/xalloc.h"
-#include "topology/textbuf.h"
+#include "extender/metrics.h"
+#include "base/xalloc.h"
+#include "base/textbuf.h"
 
 struct record_node {
 	char *name;

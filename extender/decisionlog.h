@@ -28,7 +28,7 @@
 
 #include "extender/decide/settings.h"
 #include "extender/inventory/store.h"
-#include "topology/err.h"
+#include "base/err.h"
 
 struct decision_log;
 

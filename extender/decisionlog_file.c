@@ -13,10 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "extender/http/metrics.h"
+#include "extender/metrics.h"
 #include "extender/log.h"
-#include "extender/xalloc.h"
-#include "topology/textbuf.h"
+#include "base/xalloc.h"
+#include "base/textbuf.h"
 
 /* A batch holds whole records, and one record may reach the decision
  * log's line ceiling (256 MiB) with the inventories it needs. */

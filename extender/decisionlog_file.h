@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "topology/err.h"
+#include "base/err.h"
 
 /* A batch this large is written at once (a single larger record goes
  * alone): few write calls, and a failure loses little. */

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 
 /* What a line reader asks of read() at a time, and its first buffer. */
 #define LINES_CHUNK ((size_t)64 << 10)

@@ -20,7 +20,7 @@
 
 #include <stddef.h>
 
-#include "topology/err.h"
+#include "base/err.h"
 
 /* Ceiling of file_read_all (a max_bytes of 0 means this). */
 #define FILE_READ_MAX_BYTES ((size_t)64 << 20)

@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "topology/textbuf.h"
+#include "base/textbuf.h"
 
 static _Atomic int current_level = CONFIG_LOG_INFO;
 

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "checked.h"
+#include "base/checked.h"
 
 static void fail(struct sim *s, const char *who, const char *resource, const char *detail)
 {

@@ -2,7 +2,7 @@
 /* Text form of NUMA masks for messages. */
 #include "bitmask.h"
 
-#include "textbuf.h"
+#include "base/textbuf.h"
 
 void bitmask_format(bitmask_t ids, char *buf, unsigned long size)
 {

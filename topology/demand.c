@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
-#include "checked.h"
-#include "textbuf.h"
+#include "base/xalloc.h"
+#include "base/checked.h"
+#include "base/textbuf.h"
 #include "inventory.h"
 #include "judge.h"
 

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "alloc.h"
+#include "base/xalloc.h"
 
 /* k8s.io/kubernetes/pkg/apis/core/v1/helper.IsNativeResource. */
 static bool is_native(const char *name)

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
-#include "checked.h"
+#include "base/xalloc.h"
+#include "base/checked.h"
 
 #define DEFAULT_MAX_ALLOWABLE_NUMA 8
 

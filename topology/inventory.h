@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "bitmask.h"
-#include "err.h"
+#include "base/err.h"
 #include "nrt.h"
 
 #define INVENTORY_MAX_NUMA 64

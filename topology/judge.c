@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
-#include "checked.h"
+#include "base/xalloc.h"
+#include "base/checked.h"
 #include "merge.h"
 #include "sim.h"
-#include "textbuf.h"
+#include "base/textbuf.h"
 
 const char *verdict_reason_name(enum verdict_reason r)
 {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
-#include "checked.h"
+#include "base/xalloc.h"
+#include "base/checked.h"
 
 static bool rule_list_empty(const struct hint_list *l);
 

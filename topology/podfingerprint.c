@@ -7,7 +7,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "alloc.h"
+#include "base/xalloc.h"
 
 static int by_value(const void *a, const void *b)
 {

@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "checked.h"
+#include "base/checked.h"
 
 static bool singleton_mode(const struct sim *s)
 {

@@ -18,7 +18,7 @@
  *    here) and returns an unspecified value for decimal ones. */
 #include "quantity.h"
 
-#include "textbuf.h"
+#include "base/textbuf.h"
 
 #include <limits.h>
 #include <stdio.h>

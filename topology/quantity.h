@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "err.h"
+#include "base/err.h"
 
 /* value = (negative ? -1 : 1) * mantissa * 10^exp10 * 2^exp2.
  * mantissa has at most 19 significant decimal digits (trailing zeros folded into

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checked.h"
+#include "base/checked.h"
 
 /* Beyond this many NUMA nodes the k-subset enumeration for the distance term
  * would cost too much per node and per pod; the kubelet itself stops

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arena.h"
+#include "base/arena.h"
 #include "bitmask.h"
 #include "demand.h"
 #include "hint.h"

@@ -12,7 +12,7 @@
 #include "extender/codec/pod_decode.h"
 #include "extender/decide/settings.h"
 #include "extender/codec/verdict_json.h"
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 #include "topology/demand.h"
 #include "topology/inventory.h"
 #include "topology/judge.h"

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "topology/err.h"
+#include "base/err.h"
 #include "topology/nrt.h"
 #include "topology/pod.h"
 

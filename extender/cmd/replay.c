@@ -19,7 +19,7 @@
 #include "extender/decide/settings.h"
 #include "extender/decisionlog.h"
 #include "extender/file_read.h"
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 #include "topology/demand.h"
 
 

@@ -14,7 +14,7 @@
 #include "extender/file_read.h"
 #include "extender/http/handlers.h"
 #include "extender/log.h"
-#include "extender/http/metrics.h"
+#include "extender/metrics.h"
 #include "extender/http/server.h"
 #include "extender/decide/settings.h"
 #include "extender/inventory/source_files.h"
@@ -23,7 +23,7 @@
 #include "extender/kube/binder.h"
 #include "extender/inventory/ledger.h"
 #include "extender/inventory/store.h"
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 
 #define DRAIN_DEADLINE_MS 10000
 

@@ -18,7 +18,7 @@
 #include "extender/codec/nrt_decode.h"
 #include "extender/codec/pod_decode.h"
 #include "extender/decide/settings.h"
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 #include "topology/bitmask.h"
 #include "topology/demand.h"
 #include "topology/inventory.h"

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extender/xalloc.h"
-#include "topology/textbuf.h"
+#include "base/xalloc.h"
+#include "base/textbuf.h"
 
 enum err doc_parse(const char *buf, size_t len, const char *origin,
 		   struct doc ***docs, size_t *ndocs, struct errmsg *msg)

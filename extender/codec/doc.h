@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "topology/err.h"
+#include "base/err.h"
 
 /* Deepest nesting of arrays/objects accepted, in both formats. */
 #define DOC_MAX_DEPTH 64

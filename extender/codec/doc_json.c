@@ -30,7 +30,7 @@
 
 #include <json-c/json.h>
 
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 
 struct span {
 	size_t off;

@@ -23,8 +23,8 @@
 #include <string.h>
 
 #include "extender/codec/json_lex.h"
-#include "extender/xalloc.h"
-#include "topology/textbuf.h"
+#include "base/xalloc.h"
+#include "base/textbuf.h"
 
 struct build {
 	const char *s;

@@ -10,7 +10,7 @@
 
 #include <yaml.h>
 
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 #include "extender/codec/yaml_error.h"
 
 /* A collection being filled. Objects hold their next key here until its

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "topology/textbuf.h"
+#include "base/textbuf.h"
 
 size_t json_ws_end(const char *s, size_t i, size_t n)
 {

@@ -15,7 +15,7 @@
 #include <stddef.h>
 
 #include "extender/codec/doc.h"
-#include "topology/err.h"
+#include "base/err.h"
 #include "topology/nrt.h"
 
 /* One NodeResourceTopology object (kind NodeResourceTopology, apiVersion

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extender/codec/decode.h"
+#include "extender/codec/decode_walk.h"
 #include "extender/file_read.h"
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 #include "topology/names.h"
 #include "topology/quantity.h"
 

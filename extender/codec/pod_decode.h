@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 #include "extender/codec/doc.h"
-#include "topology/err.h"
+#include "base/err.h"
 #include "topology/pod.h"
 
 /* One pod. kind, when present, must be Pod; metadata.name and a non-empty

@@ -28,9 +28,9 @@
 
 #include "extender/codec/doc.h"
 #include "extender/codec/pod_decode.h"
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 #include "extender/codec/json_lex.h"
-#include "topology/textbuf.h"
+#include "base/textbuf.h"
 
 /* ExtenderArgs' fields. */
 enum field { FIELD_POD, FIELD_NODES, FIELD_NODE_NAMES, NFIELDS };

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "topology/err.h"
+#include "base/err.h"
 #include "topology/pod.h"
 
 enum wire_mode {

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <yaml.h>
 
-#include "topology/err.h"
+#include "base/err.h"
 
 /* Sets msg from the parser's error and returns ERR_PARSE. buf[0..len) is the
  * text parsed: bad encodings carry a byte offset, not a mark, and the line

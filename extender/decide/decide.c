@@ -11,8 +11,8 @@
 
 #include "extender/decide/pool.h"
 #include "extender/decide/verdict_cache.h"
-#include "extender/xalloc.h"
-#include "topology/textbuf.h"
+#include "base/xalloc.h"
+#include "base/textbuf.h"
 
 static const char *const outcome_names[DECISION_NOUTCOMES] = {
 	[DECISION_PASS] = "pass",

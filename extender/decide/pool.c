@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 
 struct job {
 	decide_pool_fn fn;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 
 struct settings *settings_new(const struct config *cfg)
 {

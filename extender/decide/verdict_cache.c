@@ -13,7 +13,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 
 #define WAYS VERDICT_CACHE_WAYS
 #define SETS VERDICT_CACHE_SETS

@@ -9,10 +9,10 @@
 
 #include "extender/http/handlers.h"
 #include "extender/log.h"
-#include "extender/http/metrics.h"
+#include "extender/metrics.h"
 #include "extender/inventory/source_pods.h"
 #include "extender/codec/wire.h"
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 
 static void answer(struct reply *out, int status, const char *error)
 {

@@ -26,9 +26,9 @@
 #include "extender/codec/wire.h"
 #include "extender/decide/decide.h"
 #include "extender/log.h"
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 #include "topology/demand.h"
-#include "topology/textbuf.h"
+#include "base/textbuf.h"
 
 /* Subsets of at most this many extra victims are tried exhaustively (the
  * fewest first); past it, or past the budget, a minimal set is found by

@@ -8,16 +8,16 @@
 
 #include "extender/decide/decide.h"
 #include "extender/decide/pool.h"
-#include "extender/codec/encode.h"
+#include "extender/codec/object_json.h"
 #include "extender/log.h"
-#include "extender/http/metrics.h"
+#include "extender/metrics.h"
 #include "extender/decide/verdict_cache.h"
 #include "extender/codec/wire.h"
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 #include "topology/demand.h"
 #include "topology/judge.h"
 #include "topology/score.h"
-#include "topology/textbuf.h"
+#include "base/textbuf.h"
 
 void reply_text(struct reply *out, int status, const char *text)
 {

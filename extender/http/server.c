@@ -50,8 +50,8 @@
 #include "extender/decide/pool.h"
 #include "extender/http/heap.h"
 #include "extender/log.h"
-#include "extender/http/metrics.h"
-#include "extender/xalloc.h"
+#include "extender/metrics.h"
+#include "base/xalloc.h"
 
 enum route {
 	ROUTE_FILTER,

@@ -14,7 +14,7 @@
 
 #include "extender/config.h"
 #include "extender/http/handlers.h"
-#include "topology/err.h"
+#include "base/err.h"
 
 struct server;
 

@@ -14,11 +14,11 @@
 #include <string.h>
 
 #include "extender/decide/decide.h"
-#include "extender/codec/encode.h"
+#include "extender/codec/object_json.h"
 #include "extender/log.h"
 #include "extender/inventory/strhash.h"
 #include "extender/inventory/uidset.h"
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 #include "topology/demand.h"
 #include "topology/exclusive.h"
 #include "topology/judge.h"

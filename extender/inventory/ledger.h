@@ -40,7 +40,7 @@
 #include <stdint.h>
 
 #include "extender/inventory/store.h"
-#include "topology/err.h"
+#include "base/err.h"
 #include "topology/pod.h"
 
 enum ledger_mode {

@@ -81,12 +81,12 @@
 
 #include "extender/codec/doc.h"
 #include "extender/file_read.h"
-#include "extender/codec/encode.h"
+#include "extender/codec/object_json.h"
 #include "extender/log.h"
-#include "extender/http/metrics.h"
+#include "extender/metrics.h"
 #include "extender/codec/nrt_decode.h"
 #include "extender/inventory/strhash.h"
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 #include "topology/bitmask.h"
 
 /* Files at least this large are followed by a malloc_trim. */

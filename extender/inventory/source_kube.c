@@ -10,12 +10,12 @@
 #include <string.h>
 
 #include "extender/codec/doc.h"
-#include "extender/codec/encode.h"
+#include "extender/codec/object_json.h"
 #include "extender/kube/reflector.h"
 #include "extender/log.h"
-#include "extender/http/metrics.h"
+#include "extender/metrics.h"
 #include "extender/codec/nrt_decode.h"
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 
 struct source_kube {
 	struct store *store;

@@ -15,7 +15,7 @@
 
 #include "extender/config.h"
 #include "extender/inventory/store.h"
-#include "topology/err.h"
+#include "base/err.h"
 
 struct source_kube;
 

@@ -9,13 +9,13 @@
 #include <time.h>
 
 #include "extender/decisionlog.h"
-#include "extender/http/metrics.h"
+#include "extender/metrics.h"
 #include "extender/kube/reflector.h"
 #include "extender/log.h"
-#include "topology/textbuf.h"
+#include "base/textbuf.h"
 #include "extender/codec/pod_decode.h"
 #include "extender/inventory/source_kube.h"
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 
 struct source_pods {
 	struct ledger *ledger;

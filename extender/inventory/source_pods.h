@@ -11,7 +11,7 @@
 
 #include "extender/config.h"
 #include "extender/inventory/ledger.h"
-#include "topology/err.h"
+#include "base/err.h"
 
 struct source_pods;
 

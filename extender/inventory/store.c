@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "extender/inventory/strhash.h"
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 
 static _Atomic uint64_t next_node_id = 1;
 

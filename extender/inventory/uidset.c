@@ -9,7 +9,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 
 #define EMPTY SIZE_MAX
 

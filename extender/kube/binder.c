@@ -12,7 +12,7 @@
 
 #include "extender/kube/client.h"
 #include "extender/inventory/source_kube.h"
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 
 #define ANSWER_MAX ((size_t)4 << 20)
 

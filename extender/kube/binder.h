@@ -6,7 +6,7 @@
 #define EXTENDER_KUBE_BIND_H
 
 #include "extender/config.h"
-#include "topology/err.h"
+#include "base/err.h"
 
 struct kube_binder;
 

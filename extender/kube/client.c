@@ -12,7 +12,7 @@
 
 #include "extender/codec/doc.h"
 #include "extender/file_read.h"
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 
 #define SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
 #define TOKEN_MAX (64 * 1024)

@@ -14,7 +14,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "topology/err.h"
+#include "base/err.h"
 
 struct kube_credentials {
 	char *server;              /* "https://10.0.0.1:443", no trailing slash */

@@ -13,8 +13,8 @@
 #include <time.h>
 
 #include "extender/log.h"
-#include "extender/http/metrics.h"
-#include "extender/xalloc.h"
+#include "extender/metrics.h"
+#include "base/xalloc.h"
 
 #define LIST_PAGE 500
 #define LIST_MAX_BYTES ((size_t)256 << 20)

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "extender/kube/client.h"
-#include "topology/err.h"
+#include "base/err.h"
 
 struct kube_reflector_ops {
 	const char *kind;      /* "NodeResourceTopology", "Pod": for logs */

@@ -15,7 +15,7 @@
 #include "extender/config.h"
 #include "extender/decide/settings.h"
 #include "extender/decisionlog.h"
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 
 static uint64_t now_ns(void)
 {

@@ -100,7 +100,7 @@
 #include "extender/http/server.h"
 #include "extender/inventory/store.h"
 #include "extender/log.h"
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 #include "tests/support/bench_cluster.h"
 #include "topology/demand.h"
 

@@ -13,7 +13,7 @@
 #include "extender/codec/nrt_decode.h"
 #include "extender/codec/pod_decode.h"
 #include "extender/inventory/store.h"
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 #include "topology/inventory.h"
 #include "topology/podfingerprint.h"
 

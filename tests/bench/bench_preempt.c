@@ -45,7 +45,7 @@
 #include "extender/inventory/ledger.h"
 #include "extender/inventory/store.h"
 #include "extender/log.h"
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 #include "topology/inventory.h"
 
 #define RUNS 5

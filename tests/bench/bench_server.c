@@ -44,7 +44,7 @@
 #include "extender/inventory/store.h"
 #include "extender/codec/wire.h"
 #include "tests/support/bench_cluster.h"
-#include "topology/alloc.h"
+#include "base/xalloc.h"
 #include "topology/demand.h"
 #include "topology/inventory.h"
 #include "topology/judge.h"

@@ -33,8 +33,8 @@
 
 #include "tests/support/bench_machine.h"
 #include "tests/support/ref_merge.h"
-#include "topology/alloc.h"
-#include "topology/arena.h"
+#include "base/xalloc.h"
+#include "base/arena.h"
 #include "topology/demand.h"
 #include "topology/hint.h"
 #include "topology/inventory.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "extender/config.h"
-#include "topology/alloc.h"
+#include "base/xalloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -22,7 +22,7 @@
 #include "extender/inventory/source_kube.h"
 #include "extender/inventory/source_pods.h"
 #include "extender/inventory/store.h"
-#include "topology/textbuf.h"
+#include "base/textbuf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

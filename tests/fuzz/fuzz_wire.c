@@ -13,7 +13,7 @@
 
 #include <json-c/json.h>
 
-#include "extender/codec/encode.h"
+#include "extender/codec/object_json.h"
 #include "extender/codec/wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -24,7 +24,7 @@
 #include "extender/inventory/store.h"
 #include "tests/support/fake_apiserver.h"
 #include "tests/support/http_client.h"
-#include "topology/alloc.h"
+#include "base/xalloc.h"
 
 #define TOKEN "s3cr3t-token"
 

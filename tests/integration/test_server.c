@@ -21,13 +21,13 @@
 
 #include "extender/config.h"
 #include "extender/http/handlers.h"
-#include "extender/http/metrics.h"
+#include "extender/metrics.h"
 #include "extender/http/server.h"
 #include "extender/decide/settings.h"
 #include "extender/inventory/source_files.h"
 #include "extender/inventory/store.h"
 #include "tests/support/http_client.h"
-#include "topology/alloc.h"
+#include "base/xalloc.h"
 
 #define FIXTURES "tests/data/fixtures/wire/"
 

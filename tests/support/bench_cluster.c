@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 #include "tests/support/bench_machine.h"
 #include "topology/nrt.h"
 

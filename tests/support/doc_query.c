@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topology/alloc.h"
+#include "base/xalloc.h"
 
 bool dq_fail(struct errmsg *msg, const char *fmt, ...)
 {

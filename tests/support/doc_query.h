@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "extender/codec/doc.h"
-#include "topology/err.h"
+#include "base/err.h"
 
 /* Sets msg and returns false, for "return dq_fail(msg, ...);". */
 bool dq_fail(struct errmsg *msg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "topology/alloc.h"
+#include "base/xalloc.h"
 
 #define GROUP "topology.node.k8s.io"
 #define PLURAL "noderesourcetopologies"

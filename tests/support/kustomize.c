@@ -10,7 +10,7 @@
 
 #include "extender/file_read.h"
 #include "tests/support/doc_query.h"
-#include "topology/alloc.h"
+#include "base/xalloc.h"
 
 /* ------------------------------------------------------------------ files */
 

@@ -16,7 +16,7 @@
 #include <stddef.h>
 
 #include "extender/codec/doc.h"
-#include "topology/err.h"
+#include "base/err.h"
 
 /* One YAML file, parsed (ok false: err says why). */
 struct kz_file {

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "tests/support/doc_query.h"
-#include "topology/alloc.h"
+#include "base/xalloc.h"
 
 void mf_load(struct kz_files *files, struct kz_build **sets, size_t *nsets, const char *root)
 {

@@ -15,7 +15,7 @@
 #include "extender/config.h"
 #include "extender/codec/doc.h"
 #include "tests/support/kustomize.h"
-#include "topology/err.h"
+#include "base/err.h"
 
 /* The files under root (e.g. "manifests") and the builds of root/base, then
  * of each root/overlays/NAME with a kustomization.yaml. */

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 
 #include "extender/codec/doc.h"
-#include "topology/err.h"
+#include "base/err.h"
 
 /* A field an API defines, by schema path ("zones[].costs[].value"; "[]"
  * is items). */

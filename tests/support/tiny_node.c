@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "extender/codec/pod_decode.h"
-#include "topology/alloc.h"
+#include "base/xalloc.h"
 #include "topology/nrt.h"
 
 static void add_resource(struct nrt_zone *z, const char *name, const int64_t v[2], int64_t unit)

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "topology/demand.h"
-#include "topology/err.h"
+#include "base/err.h"
 #include "topology/inventory.h"
 #include "topology/pod.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "topology/alloc.h"
+#include "base/xalloc.h"
 
 
 static size_t watcher_write(char *data, size_t size, size_t n, void *arg)

@@ -24,7 +24,7 @@
 
 #include "extender/codec/pod_decode.h"
 #include "tests/support/tiny_node.h"
-#include "topology/alloc.h"
+#include "base/xalloc.h"
 #include "topology/demand.h"
 #include "topology/inventory.h"
 #include "topology/judge.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "extender/config.h"
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 
 static void loopback_is_an_address_not_a_prefix(void **state)
 {

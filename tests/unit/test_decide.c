@@ -34,7 +34,7 @@
 #include "extender/decide/verdict_cache.h"
 #include "extender/codec/wire.h"
 #include "tests/support/http_client.h"
-#include "topology/textbuf.h"
+#include "base/textbuf.h"
 
 #define NRT_DIR "tests/data/decide/nrt"
 #define POD_DIR "tests/data/decide/pods"

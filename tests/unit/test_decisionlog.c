@@ -30,7 +30,7 @@
 #include "extender/decide/settings.h"
 #include "extender/decisionlog.h"
 #include "extender/http/handlers.h"
-#include "extender/http/metrics.h"
+#include "extender/metrics.h"
 #include "extender/inventory/source_files.h"
 #include "extender/inventory/store.h"
 #include "tests/support/declog_check.h"

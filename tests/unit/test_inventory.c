@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extender/codec/encode.h"
+#include "extender/codec/object_json.h"
 #include "extender/codec/nrt_decode.h"
 #include "tests/support/inventory_equal.h"
 #include "topology/inventory.h"

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topology/alloc.h"
+#include "base/xalloc.h"
 #include "topology/demand.h"
 #include "topology/inventory.h"
 #include "topology/judge.h"

@@ -21,7 +21,7 @@
 #include "extender/codec/doc.h"
 #include "tests/support/doc_query.h"
 #include "tests/support/kustomize.h"
-#include "topology/err.h"
+#include "base/err.h"
 
 static char dir[] = "/tmp/test_kustomize.XXXXXX";
 

@@ -21,7 +21,7 @@
 #include "extender/codec/pod_decode.h"
 #include "extender/inventory/source_pods.h"
 #include "extender/inventory/store.h"
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 #include "tests/support/inventory_equal.h"
 #include "topology/demand.h"
 #include "topology/exclusive.h"

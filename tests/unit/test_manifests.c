@@ -26,8 +26,8 @@
 #include "tests/support/doc_query.h"
 #include "tests/support/kustomize.h"
 #include "tests/support/manifest_sites.h"
-#include "topology/alloc.h"
-#include "topology/err.h"
+#include "base/xalloc.h"
+#include "base/err.h"
 
 /* What the issue asks kube-scheduler to send to the extender. */
 /* The opt-in marker of CPU-only pods when the default scheduler is extended. */

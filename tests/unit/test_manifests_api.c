@@ -27,8 +27,8 @@
 #include "tests/support/kustomize.h"
 #include "tests/support/manifest_sites.h"
 #include "tests/support/openapi_schema.h"
-#include "topology/alloc.h"
-#include "topology/err.h"
+#include "base/xalloc.h"
+#include "base/err.h"
 #include "topology/quantity.h"
 
 /* Built-in ClusterRoles a second kube-scheduler runs with. */

@@ -23,7 +23,7 @@
 #include "tests/support/doc_query.h"
 #include "tests/support/kustomize.h"
 #include "tests/support/manifest_sites.h"
-#include "topology/err.h"
+#include "base/err.h"
 #include "topology/quantity.h"
 
 /* ------------------------------------------------------ locked-down pods */

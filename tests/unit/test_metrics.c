@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extender/http/metrics.h"
+#include "extender/metrics.h"
 #include "extender/inventory/ledger.h"
 #include "extender/inventory/store.h"
 #include "topology/judge.h"

@@ -16,7 +16,7 @@
 
 #include "extender/codec/doc.h"
 #include "tests/support/openapi_schema.h"
-#include "topology/err.h"
+#include "base/err.h"
 
 /* YAML always (doc_parse would take "{..." for JSON); with any, JSON too. */
 static struct doc **parse_as(const char *text, size_t *n, bool any)

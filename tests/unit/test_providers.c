@@ -26,8 +26,8 @@
 
 #include "extender/codec/pod_decode.h"
 #include "tests/support/tiny_node.h"
-#include "topology/alloc.h"
-#include "topology/arena.h"
+#include "base/xalloc.h"
+#include "base/arena.h"
 #include "topology/demand.h"
 #include "topology/inventory.h"
 #include "topology/sim.h"

@@ -24,7 +24,7 @@
 #include "extender/inventory/source_files.h"
 #include "extender/inventory/store.h"
 #include "tests/support/http_client.h"
-#include "topology/alloc.h"
+#include "base/xalloc.h"
 
 static char dir[] = "/tmp/numa-replay-XXXXXX";
 

@@ -16,7 +16,7 @@
 
 #include "extender/codec/nrt_decode.h"
 #include "extender/codec/pod_decode.h"
-#include "topology/alloc.h"
+#include "base/xalloc.h"
 #include "topology/demand.h"
 #include "topology/inventory.h"
 #include "topology/judge.h"

@@ -14,7 +14,7 @@
 
 #include "extender/inventory/store.h"
 #include "tests/support/tiny_node.h"
-#include "topology/alloc.h"
+#include "base/xalloc.h"
 
 #define NODES 3000
 

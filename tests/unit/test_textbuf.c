@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topology/textbuf.h"
+#include "base/textbuf.h"
 
 static void grows_and_takes(void **state)
 {

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extender/http/metrics.h"
+#include "extender/metrics.h"
 #include "extender/decide/verdict_cache.h"
 
 static const char reject[] = "NUMA: cannot align cpu on one NUMA node (single-numa-node)";

@@ -17,7 +17,7 @@
 
 #include "extender/codec/doc.h"
 #include "extender/file_read.h"
-#include "extender/codec/encode.h"
+#include "extender/codec/object_json.h"
 #include "tests/support/http_client.h"
 #include "extender/codec/wire.h"
 #include "topology/quantity.h"

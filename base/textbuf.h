@@ -11,8 +11,8 @@
  * (textbuf_init_fixed) never allocates: its ceiling is that memory less the
  * NUL, and on failure it keeps what fitted (a truncated message is still
  * a message). */
-#ifndef TOPOLOGY_TEXTBUF_H
-#define TOPOLOGY_TEXTBUF_H
+#ifndef BASE_TEXTBUF_H
+#define BASE_TEXTBUF_H
 
 #include <stdarg.h>
 #include <stdbool.h>

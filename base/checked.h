@@ -5,8 +5,8 @@
  * behaviour) whatever an exporter publishes. Saturating at INT64_MAX is the
  * defined result throughout: a saturated total still compares as "at least
  * any request", which is what a real (unbounded) total would say too. */
-#ifndef TOPOLOGY_CHECKED_H
-#define TOPOLOGY_CHECKED_H
+#ifndef BASE_CHECKED_H
+#define BASE_CHECKED_H
 
 #include <stdbool.h>
 #include <stdint.h>

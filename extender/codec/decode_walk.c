@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "extender/codec/decode.h"
+#include "extender/codec/decode_walk.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 
 void decode_ctx_init(struct decode_ctx *c, const char *origin,
 		     struct errmsg *msg)

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Decoded objects back to JSON with json-c; one json-c tree per call, freed
  * before returning (trees never leave the calling thread). */
-#include "extender/codec/encode.h"
+#include "extender/codec/object_json.h"
 
 #include <json-c/json.h>
 #include <string.h>
 
-#include "extender/xalloc.h"
+#include "base/xalloc.h"
 
 static void add(struct json_object *o, const char *key, struct json_object *v)
 {

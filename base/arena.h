@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A bump arena for the short-lived tables of one judgement (hint bitmaps,
  * per-subset sums): one free at the end instead of one per table. */
-#ifndef TOPOLOGY_ARENA_H
-#define TOPOLOGY_ARENA_H
+#ifndef BASE_ARENA_H
+#define BASE_ARENA_H
 
 #include <stddef.h>
 

@@ -2,13 +2,13 @@
 /* The walk nrt_decode.c and pod_decode.c share: where in the document the
  * decoder stands (origin and field path), "origin: path: problem" errors,
  * kind checks, and the decoding of an array field element by element. */
-#ifndef EXTENDER_DECODE_H
-#define EXTENDER_DECODE_H
+#ifndef EXTENDER_DECODE_WALK_H
+#define EXTENDER_DECODE_WALK_H
 
 #include <stddef.h>
 
 #include "extender/codec/doc.h"
-#include "topology/err.h"
+#include "base/err.h"
 
 struct decode_ctx {
 	const char *origin;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Error names and the message buffer helpers. */
-#include "err.h"
+#include "base/err.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -2,8 +2,8 @@
 /* JSON text of decoded objects, for the decision log: an NRT object and a
  * pod as the decoders read them back to the same structs (quantities in the
  * exact text of quantity_format). */
-#ifndef EXTENDER_ENCODE_H
-#define EXTENDER_ENCODE_H
+#ifndef EXTENDER_OBJECT_JSON_H
+#define EXTENDER_OBJECT_JSON_H
 
 #include "topology/nrt.h"
 #include "topology/pod.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The bounded text builder (textbuf.h). */
-#include "topology/textbuf.h"
+#include "base/textbuf.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topology/alloc.h"
+#include "base/xalloc.h"
 
 void textbuf_init(struct textbuf *b, size_t max)
 {

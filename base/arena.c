@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Bump arena: an inline first block, then heap chunks. */
-#include "arena.h"
+#include "base/arena.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "base/xalloc.h"
 
 struct arena_chunk {
 	struct arena_chunk *next;

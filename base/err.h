@@ -2,8 +2,8 @@
 /* The project-wide error enum and message buffer, used by both layers.
  * A node that does not fit is a verdict, never an error: errors are things an
  * operator must fix (bad input, I/O, limits). */
-#ifndef TOPOLOGY_ERR_H
-#define TOPOLOGY_ERR_H
+#ifndef BASE_ERR_H
+#define BASE_ERR_H
 
 #include <stdarg.h>
 #include <stddef.h>

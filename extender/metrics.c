@@ -2,7 +2,7 @@
 /* Fixed metric set with atomic counters; rendering takes no lock, so a
  * scrape may see counters from slightly different instants (as any
  * Prometheus client library allows). */
-#include "extender/http/metrics.h"
+#include "extender/metrics.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -14,8 +14,8 @@
 #include "extender/inventory/ledger.h"
 #include "extender/inventory/store.h"
 #include "extender/decide/verdict_cache.h"
-#include "extender/xalloc.h"
-#include "topology/textbuf.h"
+#include "base/xalloc.h"
+#include "base/textbuf.h"
 
 static const char *const verb_names[METRICS_NVERBS] = { "filter", "prioritize", "other" };
 static const int codes[] = { 200, 400, 403, 404, 405, 413, 500, 503 };

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Abort-on-OOM allocation. */
-#include "alloc.h"
+#include "base/xalloc.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Allocation wrappers that abort on out-of-memory (as redis, h2o and jq do):
  * every size that comes from outside is bounded before it reaches them. */
-#ifndef TOPOLOGY_ALLOC_H
-#define TOPOLOGY_ALLOC_H
+#ifndef BASE_XALLOC_H
+#define BASE_XALLOC_H
 
 #include <stddef.h>
 
