@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <xxhash.h>
 
+#include "base/hash.h"
 #include "base/xalloc.h"
 
 #define EMPTY SIZE_MAX
@@ -22,7 +22,7 @@ struct uidset {
 
 static uint64_t hash_of(const char *uid)
 {
-	uint64_t h = XXH3_64bits(uid, strlen(uid));
+	uint64_t h = hash_str(uid);
 
 	return h ? h : 1; /* 0 marks a free ring slot */
 }
