@@ -400,28 +400,49 @@ bool textbuf_json_cstr(struct textbuf *b, const char *s)
 	return textbuf_json_str(b, s, strlen(s));
 }
 
-bool textbuf_quote(struct textbuf *b, const char *text, size_t len, size_t max_shown)
+bool textbuf_quote(struct textbuf *b, const char *text, size_t len, size_t max_shown,
+		   unsigned flags)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t shown = len > max_shown ? max_shown : len, i;
+	bool whole = true;
 
+	/* Room for both quotes, or nothing at all. */
+	if (b->failed || b->max - b->len < 2) {
+		b->failed = true;
+		return false;
+	}
 	textbuf_addc(b, '"');
 	for (i = 0; i < shown; i++) {
 		unsigned char c = (unsigned char)text[i];
 		char esc[4] = { '\\', 'x', hex[c >> 4], hex[c & 0x0f] };
+		size_t n = 4;
 
 		if (c == '"' || c == '\\') {
 			esc[1] = (char)c;
-			textbuf_add(b, esc, 2);
-		} else if (c < 0x20 || c >= 0x7f) {
-			textbuf_add(b, esc, 4);
-		} else {
-			textbuf_addc(b, (char)c);
+			n = 2;
+		} else if (c >= 0x20 && c != 0x7f &&
+			   (c < 0x80 || (flags & TEXTBUF_QUOTE_RAW_HIGH) != 0)) {
+			esc[0] = (char)c;
+			n = 1;
 		}
+		/* Whole escapes only, and one byte kept for the closing quote. */
+		if (b->max - b->len < n + 1) {
+			whole = false;
+			break;
+		}
+		textbuf_add(b, esc, n);
 	}
-	if (shown < len)
-		textbuf_adds(b, "...");
-	return textbuf_addc(b, '"');
+	if (whole && shown < len) {
+		if (b->max - b->len < 4)
+			whole = false;
+		else
+			textbuf_adds(b, "...");
+	}
+	textbuf_addc(b, '"');
+	if (!whole)
+		b->failed = true;
+	return whole;
 }
 
 const char *textbuf_str(const struct textbuf *b)

@@ -58,10 +58,16 @@ bool textbuf_json_str(struct textbuf *b, const char *s, size_t n);
 /* A NUL-terminated string (NULL reads as ""), as textbuf_json_str. */
 bool textbuf_json_cstr(struct textbuf *b, const char *s);
 
-/* text[0..len) as a double-quoted, single-line literal for messages: '"'
- * and '\\' escaped, bytes outside printable ASCII as \xNN (a NUL or newline
- * cannot cut or split the message), cut after max_shown bytes with "...". */
-bool textbuf_quote(struct textbuf *b, const char *text, size_t len, size_t max_shown);
+/* text[0..len) as a double-quoted, single-line literal, the one quoting of
+ * outside text for messages and logs: '"' and '\\' escaped, control bytes
+ * and DEL as \xNN (a NUL or newline cannot cut, split or forge a line),
+ * bytes 0x80-0xff as \xNN too unless flags has TEXTBUF_QUOTE_RAW_HIGH (logs
+ * keep UTF-8 names readable). Past max_shown bytes the text is cut with
+ * "..."; where the builder's room ends it is cut before the first escape
+ * that does not fit, so the literal is always closed (false then). */
+#define TEXTBUF_QUOTE_RAW_HIGH 0x1u
+bool textbuf_quote(struct textbuf *b, const char *text, size_t len, size_t max_shown,
+		   unsigned flags);
 
 /* The content (never NULL; "" when empty). */
 const char *textbuf_str(const struct textbuf *b);

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -39,33 +40,12 @@ const char *log_quote(const char *s, char *buf, unsigned long size)
 {
 	struct textbuf t;
 
-	if (size < 3) {
-		if (size)
-			buf[0] = '\0';
+	if (size == 0)
 		return buf;
-	}
-	/* One byte kept back for the closing quote. */
-	textbuf_init_fixed(&t, buf, size - 1);
-	textbuf_addc(&t, '"');
-	for (; s != NULL && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		size_t need = c == '"' || c == '\\' ? 2 : needs_hex(c) ? 4 : 1;
-
-		/* Whole escapes only: a cut one would eat the closing quote. */
-		if (t.max - t.len < need)
-			break;
-		if (need == 2) {
-			char esc[2] = { '\\', (char)c };
-
-			textbuf_add(&t, esc, 2);
-		} else if (need == 4) {
-			put_hex(&t, c);
-		} else {
-			textbuf_addc(&t, (char)c);
-		}
-	}
-	buf[t.len] = '"';
-	buf[t.len + 1] = '\0';
+	textbuf_init_fixed(&t, buf, size);
+	/* UTF-8 names stay readable; no "..." marks a cut. */
+	textbuf_quote(&t, s != NULL ? s : "", s != NULL ? strlen(s) : 0, SIZE_MAX,
+		      TEXTBUF_QUOTE_RAW_HIGH);
 	return buf;
 }
 

@@ -19,7 +19,7 @@ void log_event(enum config_log_level level, const char *msg, const char *fmt, ..
 	__attribute__((format(printf, 3, 4)));
 
 /* Writes s as a logfmt quoted value into buf ("..." with \" and \\ escaped,
- * control bytes as \xNN); returns buf. */
+ * control bytes as \xNN, cut to fit with whole escapes); returns buf. */
 const char *log_quote(const char *s, char *buf, unsigned long size);
 
 /* log_quote into one of LOG_Q_SLOTS per-thread buffers of LOG_Q_BYTES, used

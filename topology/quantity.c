@@ -45,7 +45,7 @@ static void quote_text(char *buf, size_t cap, const char *text, size_t len)
 	struct textbuf t;
 
 	textbuf_init_fixed(&t, buf, cap);
-	textbuf_quote(&t, text, len, QUANTITY_MAX_TEXT);
+	textbuf_quote(&t, text, len, QUANTITY_MAX_TEXT, 0);
 }
 
 #define QUOTE_CAP (QUANTITY_MAX_TEXT * 4 + 16)

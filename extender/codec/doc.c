@@ -351,7 +351,7 @@ void doc_quote(char *buf, size_t cap, const char *text, size_t len)
 	struct textbuf t;
 
 	textbuf_init_fixed(&t, buf, cap);
-	textbuf_quote(&t, text, len, 64);
+	textbuf_quote(&t, text, len, 64, 0);
 }
 
 struct name_at {

@@ -34,6 +34,19 @@ static void quote_cut_keeps_escapes_whole(void **state)
 	assert_string_equal(log_quote("abc\n", buf, sizeof buf), "\"abc\"");
 	assert_string_equal(log_quote("ab\"\"", buf, sizeof buf), "\"ab\\\"\"");
 	assert_string_equal(log_quote("abcdefghij", buf, sizeof buf), "\"abcde\"");
+	/* No room for both quotes: nothing at all. */
+	assert_string_equal(log_quote("a", buf, 2), "");
+	assert_string_equal(log_quote("a", buf, 3), "\"\"");
+}
+
+/* UTF-8 names stay readable in logs; only control bytes are escaped. */
+static void quote_keeps_utf8(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_string_equal(log_quote("n\xc5\x93ud-\xe2\x82\xac\x1b", buf, sizeof buf),
+			    "\"n\xc5\x93ud-\xe2\x82\xac\\x1b\"");
 }
 
 static void q_slots_last_a_line(void **state)
@@ -94,6 +107,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(quote_escapes),
 		cmocka_unit_test(quote_cut_keeps_escapes_whole),
+		cmocka_unit_test(quote_keeps_utf8),
 		cmocka_unit_test(q_slots_last_a_line),
 		cmocka_unit_test(one_event_is_one_line),
 	};

@@ -206,12 +206,36 @@ static void quotes_for_messages(void **state)
 
 	(void)state;
 	textbuf_init(&b, 256);
-	assert_true(textbuf_quote(&b, "a\"b\\c\n\x00\xff", 8, 64));
+	assert_true(textbuf_quote(&b, "a\"b\\c\n\x00\xff", 8, 64, 0));
 	assert_string_equal(textbuf_str(&b), "\"a\\\"b\\\\c\\x0a\\x00\\xff\"");
 	textbuf_reset(&b);
-	assert_true(textbuf_quote(&b, "abcdef", 6, 3));
+	assert_true(textbuf_quote(&b, "abcdef", 6, 3, 0));
 	assert_string_equal(textbuf_str(&b), "\"abc...\"");
+	/* Logs keep UTF-8 as it is; DEL and control bytes are still escaped. */
+	textbuf_reset(&b);
+	assert_true(textbuf_quote(&b, "\xc3\xa9\x7f", 3, 64, TEXTBUF_QUOTE_RAW_HIGH));
+	assert_string_equal(textbuf_str(&b), "\"\xc3\xa9\\x7f\"");
 	textbuf_free(&b);
+}
+
+/* Where a fixed builder's room ends, the literal is cut before an escape
+ * that would not fit, and still closed. */
+static void quotes_cut_to_fit(void **state)
+{
+	char small[8];
+	struct textbuf f;
+
+	(void)state;
+	textbuf_init_fixed(&f, small, sizeof small);
+	assert_false(textbuf_quote(&f, "ab\ncd", 5, 64, 0));
+	assert_string_equal(small, "\"ab\"");
+	assert_true(textbuf_failed(&f));
+	textbuf_init_fixed(&f, small, sizeof small);
+	assert_false(textbuf_quote(&f, "abcdefgh", 8, 4, 0));
+	assert_string_equal(small, "\"abcd\"");
+	textbuf_init_fixed(&f, small, 2);
+	assert_false(textbuf_quote(&f, "a", 1, 64, 0));
+	assert_string_equal(small, "");
 }
 
 /* The decoders' shared pieces: hex digits, and code points written as
@@ -265,6 +289,7 @@ int main(void)
 		cmocka_unit_test(json_string_cut_in_fixed_memory),
 		cmocka_unit_test(repeats_its_own_content),
 		cmocka_unit_test(quotes_for_messages),
+		cmocka_unit_test(quotes_cut_to_fit),
 		cmocka_unit_test(hex_digits_and_utf8),
 	};
 
