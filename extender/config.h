@@ -111,22 +111,12 @@ enum err config_load_file(const char *path, struct config *out, struct errmsg *m
 enum err config_load_buffer(const char *buf, size_t len, const char *origin,
 			    struct config *out, struct errmsg *msg);
 
-/* Splits "HOST:PORT" / "[V6]:PORT"; ERR_INVALID when malformed. host is a
- * new string. */
-enum err config_split_hostport(const char *text, char **host, int *port, struct errmsg *msg);
-
 /* The rules between keys (TLS pairs, what kubeconfig and bind need, who may
  * reach an unauthenticated /bind, listener clash) on a finished
  * configuration: the file with any command-line overrides applied. The
  * loaders apply the same rules with file positions; callers that change a
  * loaded config must call this again. ERR_INVALID with the rule in msg. */
 enum err config_check(const struct config *c, struct errmsg *msg);
-
-/* Whether only this machine can connect to host (as a listener binds it):
- * an IP address literal in 127.0.0.0/8 or ::1 (or IPv4-mapped 127/8), or
- * "localhost" when every address the local resolver gives it is one of
- * those. Any other host name is not: no lookup is made for it. */
-bool config_host_is_loopback(const char *host);
 
 const char *config_log_level_name(enum config_log_level l);
 

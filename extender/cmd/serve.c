@@ -15,6 +15,7 @@
 #include "extender/http/handlers.h"
 #include "extender/log.h"
 #include "extender/metrics.h"
+#include "extender/net_addr.h"
 #include "extender/http/server.h"
 #include "extender/decide/settings.h"
 #include "extender/inventory/source_files.h"
@@ -100,7 +101,7 @@ static int load(const struct flags *f, struct config *cfg, struct errmsg *msg)
 		char *host = NULL;
 		int port;
 
-		if (config_split_hostport(f->listen, &host, &port, msg) != ERR_OK) {
+		if (net_split_hostport(f->listen, &host, &port, msg) != ERR_OK) {
 			errmsg_prefix(msg, "--listen: ");
 			return -1;
 		}

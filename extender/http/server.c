@@ -51,6 +51,7 @@
 #include "extender/http/heap.h"
 #include "extender/log.h"
 #include "extender/metrics.h"
+#include "extender/net_addr.h"
 #include "base/xalloc.h"
 
 enum route {
@@ -861,7 +862,7 @@ static enum err resolve(const char *hostport, struct sockaddr_storage *addr, soc
 	char *host = NULL;
 	int port, rc;
 
-	if (config_split_hostport(hostport, &host, &port, msg) != ERR_OK)
+	if (net_split_hostport(hostport, &host, &port, msg) != ERR_OK)
 		return ERR_INVALID;
 	memset(&hints, 0, sizeof hints);
 	hints.ai_family = AF_UNSPEC;

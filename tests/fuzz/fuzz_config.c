@@ -2,13 +2,14 @@
 /* libFuzzer target for config_load_buffer: any bytes must load or fail with
  * a message, never crash, leak or hang, and a failed load must leave the
  * config it was given as it was. The same bytes also go through
- * config_split_hostport. */
+ * net_split_hostport. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "extender/config.h"
+#include "extender/net_addr.h"
 #include "base/xalloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -31,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	config_cleanup(&c);
 
 	text = xstrndup((const char *)data, size);
-	if (config_split_hostport(text, &host, &port, &msg) == ERR_OK &&
+	if (net_split_hostport(text, &host, &port, &msg) == ERR_OK &&
 	    (host == NULL || port < 0 || port > 65535))
 		__builtin_trap();
 	free(host);

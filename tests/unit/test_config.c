@@ -939,81 +939,6 @@ static void config_message_and_output_are_optional(void **state)
 
 /* ---- Helpers ----------------------------------------------------------- */
 
-static void config_split_hostport_accepts(void **state)
-{
-	static const struct {
-		const char *text, *host;
-		int port;
-	} cases[] = {
-		{ "127.0.0.1:8888", "127.0.0.1", 8888 },
-		{ "localhost:0", "localhost", 0 },
-		{ "example.com:65535", "example.com", 65535 },
-		{ "0.0.0.0:00080", "0.0.0.0", 80 },
-		{ "[::1]:8888", "::1", 8888 },
-		{ "[::]:1", "::", 1 },
-		{ "[fe80::1%eth0]:443", "fe80::1%eth0", 443 },
-	};
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		struct errmsg msg = { { 0 } };
-		char *host = NULL;
-		int port = -1;
-
-		if (config_split_hostport(cases[i].text, &host, &port, &msg) != ERR_OK)
-			fail_msg("%s: %s", cases[i].text, msg.text);
-		assert_string_equal(host, cases[i].host);
-		assert_int_equal(port, cases[i].port);
-		free(host);
-	}
-}
-
-static void config_split_hostport_rejects(void **state)
-{
-	static const struct {
-		const char *text, *msg;
-	} cases[] = {
-		{ "localhost", "\"localhost\": expected HOST:PORT" },
-		{ "", "\"\": expected HOST:PORT" },
-		{ "host:", "\"host:\": expected HOST:PORT" },
-		{ ":8888", "\":8888\": the host is empty" },
-		{ "[]:80", "\"[]:80\": the host is empty" },
-		{ "host:65536", "\"host:65536\": the port is out of range (0..65535)" },
-		{ "host:99999999999999999999", "\"host:99999999999999999999\": the port is out of range (0..65535)" },
-		{ "host:8a", "\"host:8a\": the port must be a number" },
-		{ "host:-1", "\"host:-1\": the port must be a number" },
-		{ "host:+1", "\"host:+1\": the port must be a number" },
-		{ "::1:80", "\"::1:80\": an IPv6 address needs brackets ([V6]:PORT)" },
-		{ "[::1]8888", "\"[::1]8888\": expected [V6]:PORT" },
-		{ "[::1:8888", "\"[::1:8888\": expected [V6]:PORT" },
-		{ "[[::1]:80", "\"[[::1]:80\": invalid character in the host" },
-		{ "a b:80", "\"a b:80\": invalid character in the host" },
-		{ "a/b:80", "\"a/b:80\": invalid character in the host" },
-		{ "a]:80", "\"a]:80\": invalid character in the host" },
-	};
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		struct errmsg msg = { { 0 } };
-		char *host = (char *)&msg; /* must come back NULL */
-		int port = -1;
-
-		assert_int_equal(config_split_hostport(cases[i].text, &host, &port, &msg),
-				 ERR_INVALID);
-		assert_string_equal(msg.text, cases[i].msg);
-		assert_null(host);
-	}
-	/* msg is optional. */
-	{
-		char *host = NULL;
-		int port = 0;
-
-		assert_int_equal(config_split_hostport("x", &host, &port, NULL), ERR_INVALID);
-	}
-}
-
 static void config_log_level_names(void **state)
 {
 	(void)state;
@@ -1146,8 +1071,6 @@ int main(void)
 		cmocka_unit_test(config_file_errors_name_the_file),
 		cmocka_unit_test(config_success_replaces_previous_config),
 		cmocka_unit_test(config_message_and_output_are_optional),
-		cmocka_unit_test(config_split_hostport_accepts),
-		cmocka_unit_test(config_split_hostport_rejects),
 		cmocka_unit_test(config_log_level_names),
 		cmocka_unit_test(config_network_limits),
 	};

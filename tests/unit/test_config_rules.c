@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The rules between keys on a finished configuration (config_check, what
- * serve runs after its flags), what counts as a loopback listener, and
+ * serve runs after its flags), the loopback rule in the file, and
  * inventory.maxFileBytes. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,39 +13,6 @@
 
 #include "extender/config.h"
 #include "base/xalloc.h"
-
-static void loopback_is_an_address_not_a_prefix(void **state)
-{
-	static const struct {
-		const char *host;
-		bool loopback;
-	} cases[] = {
-		{ "127.0.0.1", true },
-		{ "127.0.0.2", true },
-		{ "127.255.255.254", true },
-		{ "::1", true },
-		{ "::ffff:127.0.0.1", true },
-		{ "localhost", true },           /* every address of it is loopback here */
-		{ "127.evil.example", false },
-		{ "127.0.0.1.nip.io", false },
-		{ "127.1", false },              /* not what inet_pton calls an address */
-		{ "0.0.0.0", false },
-		{ "::", false },
-		{ "128.0.0.1", false },
-		{ "10.0.0.1", false },
-		{ "::2", false },
-		{ "::ffff:10.0.0.1", false },
-		{ "localhost.example", false },
-		{ "", false },
-	};
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
-		if (config_host_is_loopback(cases[i].host) != cases[i].loopback)
-			fail_msg("%s: want %s", cases[i].host, cases[i].loopback ? "loopback" : "not loopback");
-	assert_false(config_host_is_loopback(NULL));
-}
 
 static void set(char **field, const char *value)
 {
@@ -145,7 +112,6 @@ static void inventory_max_file_bytes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(loopback_is_an_address_not_a_prefix),
 		cmocka_unit_test(check_runs_on_the_final_config),
 		cmocka_unit_test(file_rule_uses_addresses),
 		cmocka_unit_test(inventory_max_file_bytes),

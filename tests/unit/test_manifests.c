@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "extender/config.h"
+#include "extender/net_addr.h"
 #include "extender/codec/doc.h"
 #include "tests/support/doc_query.h"
 #include "tests/support/kustomize.h"
@@ -682,7 +683,7 @@ static bool check_routes(const char *url_prefix, const char *filter_verb, const 
 			return dq_fail(msg, "kube-scheduler POSTs %s to path %s, but the extender serves %s (urlPrefix \"%s\")",
 				     routes[k], u.path, want, cfg->url_prefix ? cfg->url_prefix : "");
 	}
-	if (config_split_hostport(cfg->listen, &host, &port, msg) != ERR_OK)
+	if (net_split_hostport(cfg->listen, &host, &port, msg) != ERR_OK)
 		return false;
 	ok = true;
 	if (u.port != port)
@@ -796,7 +797,7 @@ static bool check_reachable(const struct kz_build *s, const struct mf_sites *st,
 				continue;
 			if (tp == NULL)
 				tp = doc_lookup(dq_item(ports, i), "port");
-			if (config_split_hostport(es->cfg.listen, &host, &port, msg) != ERR_OK)
+			if (net_split_hostport(es->cfg.listen, &host, &port, msg) != ERR_OK)
 				return false;
 			if (!wildcard(host)) {
 				dq_fail(msg, "reached through Service %s, but the extender listens on %s only", svc,
@@ -848,7 +849,7 @@ static void manifests_scheduler_urls_match_extender_routes(void **state)
 					fail_msg("%s (%s, in %s) extenders[%zu]: %s", st.sched[j].cm->origin, st.sched[j].key,
 						 mf_tree.sets[i].dir, k, msg.text);
 				/* Reached through a Service: must listen beyond loopback. */
-				assert_int_equal(config_split_hostport(st.ext[0].cfg.listen, &host, &port, &msg), ERR_OK);
+				assert_int_equal(net_split_hostport(st.ext[0].cfg.listen, &host, &port, &msg), ERR_OK);
 				if (!loopback(host) && !wildcard(host))
 					fail_msg("%s: listen %s is neither loopback nor all addresses", mf_tree.sets[i].dir,
 						 st.ext[0].cfg.listen);
@@ -988,7 +989,7 @@ static void manifests_extender_probes_reach_the_health_listener(void **state)
 			bool local;
 
 			snprintf(where, sizeof where, "%s (%s)", e->deploy->origin, mf_tree.sets[i].dir);
-			assert_int_equal(config_split_hostport(health, &host, &port, &msg), ERR_OK);
+			assert_int_equal(net_split_hostport(health, &host, &port, &msg), ERR_OK);
 			local = loopback(host);
 			/* A TLS health listener is out of the kubelet's reach (it has
 			 * no client certificate). */
