@@ -837,7 +837,7 @@ static void set_missing(void *base, int v)
 
 static void set_log_level(void *base, int v)
 {
-	((struct config *)base)->log_level = (enum config_log_level)v;
+	((struct config *)base)->log_level = (enum log_level)v;
 }
 
 static void set_strategy(void *base, int v)
@@ -852,7 +852,7 @@ static void set_ledger_enabled(void *base, int v)
 
 static void set_ledger_mode(void *base, int v)
 {
-	((struct config *)base)->ledger_mode = (enum config_ledger_mode)v;
+	((struct config *)base)->ledger_mode = (enum ledger_mode)v;
 }
 
 static void set_bind_enabled(void *base, int v)
@@ -860,13 +860,12 @@ static void set_bind_enabled(void *base, int v)
 	((struct config *)base)->bind_enabled = v != 0;
 }
 
-/* In enum order, so that the index is the value. */
+/* In enum order, so that the index is the value (the ledger and log own
+ * theirs). */
 static const char *const bool_names[] = { "false", "true", NULL };
-static const char *const ledger_mode_names[] = { "predicted", "pessimistic", NULL };
 static const char *const source_names[] = { "files", "kubernetes", NULL };
 static const char *const on_stale_names[] = { "failClosed", "failOpen", NULL };
 static const char *const missing_names[] = { "allow", "deny", NULL };
-static const char *const log_level_names[] = { "error", "warn", "info", "debug", NULL };
 
 #define NFIELDS(a) (sizeof (a) / sizeof (a)[0])
 #define CFG(member) offsetof(struct config, member)
@@ -1183,9 +1182,9 @@ void config_init(struct config *c)
 	c->max_connections_per_client = 64;
 	c->max_buffered_bytes = 0; /* 64 MiB, or maxBodyBytes when larger */
 	c->threads = 2;
-	c->log_level = CONFIG_LOG_INFO;
+	c->log_level = LOG_LEVEL_INFO;
 	c->ledger_enabled = true;
-	c->ledger_mode = CONFIG_LEDGER_PREDICTED;
+	c->ledger_mode = LEDGER_PREDICTED;
 	c->ledger_assume_ttl_ms = 30000;
 	c->ledger_max_assume_age_ms = 600000;
 	c->bind_enabled = false;
@@ -1258,19 +1257,4 @@ enum err config_load_file(const char *path, struct config *out, struct errmsg *m
 		rc = config_load_buffer(data, used, path, out, msg);
 	free(data);
 	return rc;
-}
-
-const char *config_log_level_name(enum config_log_level lv)
-{
-	switch (lv) {
-	case CONFIG_LOG_ERROR:
-		return "error";
-	case CONFIG_LOG_WARN:
-		return "warn";
-	case CONFIG_LOG_INFO:
-		return "info";
-	case CONFIG_LOG_DEBUG:
-		return "debug";
-	}
-	return "unknown";
 }

@@ -12,6 +12,8 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "extender/inventory/ledger.h"
+#include "extender/log.h"
 #include "topology/score.h"
 
 enum config_source {
@@ -27,18 +29,6 @@ enum config_missing {
 enum config_on_stale {
 	CONFIG_STALE_FAIL_CLOSED,  /* filter answers Error: the scheduler retries */
 	CONFIG_STALE_FAIL_OPEN,    /* judge on the last known data, say so */
-};
-
-enum config_ledger_mode {
-	CONFIG_LEDGER_PREDICTED,
-	CONFIG_LEDGER_PESSIMISTIC,
-};
-
-enum config_log_level {
-	CONFIG_LOG_ERROR,
-	CONFIG_LOG_WARN,
-	CONFIG_LOG_INFO,
-	CONFIG_LOG_DEBUG,
 };
 
 struct config {
@@ -88,11 +78,11 @@ struct config {
 	int64_t decision_log_max_bytes;  /* rotate past this size, default 64 MiB */
 	int64_t decision_log_max_files;  /* rotated files kept, default 3 */
 	int64_t decision_log_queue;      /* records waiting to be written, default 4096 */
-	enum config_log_level log_level; /* default info */
+	enum log_level log_level;        /* default info */
 
 	/* The assumed-pod ledger (kubernetes source only). */
 	bool ledger_enabled;                   /* default true */
-	enum config_ledger_mode ledger_mode;   /* default predicted */
+	enum ledger_mode ledger_mode;          /* default predicted */
 	int64_t ledger_assume_ttl_ms;          /* default 30 s */
 	int64_t ledger_max_assume_age_ms;      /* default 10 min */
 	/* The bind verb: <urlPrefix>/bind creates Bindings itself. */
@@ -117,7 +107,5 @@ enum err config_load_buffer(const char *buf, size_t len, const char *origin,
  * loaders apply the same rules with file positions; callers that change a
  * loaded config must call this again. ERR_INVALID with the rule in msg. */
 enum err config_check(const struct config *c, struct errmsg *msg);
-
-const char *config_log_level_name(enum config_log_level l);
 
 #endif

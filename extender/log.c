@@ -13,14 +13,23 @@
 
 #include "base/textbuf.h"
 
-static _Atomic int current_level = CONFIG_LOG_INFO;
+const char *const log_level_names[LOG_LEVEL_COUNT + 1] = {
+	"error", "warn", "info", "debug", NULL,
+};
 
-void log_set_level(enum config_log_level level)
+static _Atomic int current_level = LOG_LEVEL_INFO;
+
+const char *log_level_name(enum log_level level)
+{
+	return (unsigned)level < LOG_LEVEL_COUNT ? log_level_names[level] : "unknown";
+}
+
+void log_set_level(enum log_level level)
 {
 	atomic_store(&current_level, (int)level);
 }
 
-int log_enabled(enum config_log_level level)
+int log_enabled(enum log_level level)
 {
 	return (int)level <= atomic_load(&current_level);
 }
@@ -57,7 +66,7 @@ const char *log_q(const char *s)
 	return log_quote(s, ring[next++ % LOG_Q_SLOTS], LOG_Q_BYTES);
 }
 
-void log_event(enum config_log_level level, const char *msg, const char *fmt, ...)
+void log_event(enum log_level level, const char *msg, const char *fmt, ...)
 {
 	char line[4096], quoted[1024], pairs[4096];
 	struct textbuf t;
@@ -76,7 +85,7 @@ void log_event(enum config_log_level level, const char *msg, const char *fmt, ..
 	/* One byte kept back for the newline. */
 	textbuf_init_fixed(&t, line, sizeof line - 1);
 	textbuf_printf(&t, "time=%s.%03ldZ level=%s msg=%s", stamp, ts.tv_nsec / 1000000,
-		       config_log_level_name(level), log_quote(msg, quoted, sizeof quoted));
+		       log_level_name(level), log_quote(msg, quoted, sizeof quoted));
 	if (fmt != NULL) {
 		va_start(ap, fmt);
 		vsnprintf(pairs, sizeof pairs, fmt, ap);

@@ -121,7 +121,7 @@ enum err explain_write_scored(const struct pod_spec *pod, const struct nrt_objec
 	struct score_config default_scoring = { SCORE_LEAST_ALLOCATED, NULL, 0 };
 	/* explain decides as serve does, with the verdict's details kept. */
 	struct settings settings = { 1, scoring ? *scoring : default_scoring, CONFIG_MISSING_ALLOW,
-				     CONFIG_LOG_INFO, 0 };
+				     LOG_LEVEL_INFO, 0 };
 	struct decide_input in = { NULL, &settings, 0, DECIDE_VERDICT | DECIDE_DETAIL | DECIDE_PARTS, false };
 	struct json_object *root = NULL, *nodes = NULL;
 	struct pod_demand *demand = NULL;

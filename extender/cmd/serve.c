@@ -226,7 +226,7 @@ int serve_main(int argc, char **argv)
 	}
 	if (cfg.inventory_source == CONFIG_SOURCE_KUBERNETES && cfg.ledger_enabled) {
 		struct ledger_options lo = {
-			cfg.ledger_mode == CONFIG_LEDGER_PESSIMISTIC ? LEDGER_PESSIMISTIC : LEDGER_PREDICTED,
+			cfg.ledger_mode,
 			cfg.ledger_assume_ttl_ms, cfg.ledger_max_assume_age_ms,
 			cfg.decision_log_path != NULL,
 		};
@@ -255,8 +255,7 @@ int serve_main(int argc, char **argv)
 		source_pods_set_decision_log(pods, decisions);
 		if (ledger)
 			log_info("assumed-pod ledger on", "mode=%s assumeTTL_ms=%lld maxAssumeAge_ms=%lld bind=%s",
-				 ledger_mode_name(cfg.ledger_mode == CONFIG_LEDGER_PESSIMISTIC ? LEDGER_PESSIMISTIC
-											: LEDGER_PREDICTED),
+				 ledger_mode_name(cfg.ledger_mode),
 				 (long long)cfg.ledger_assume_ttl_ms, (long long)cfg.ledger_max_assume_age_ms,
 				 binder ? "on" : "off");
 		if (source_kube_start(store, &cfg, &kube, &msg) != ERR_OK) {

@@ -15,7 +15,7 @@ struct settings {
 	int refs;                       /* atomic */
 	struct score_config scoring;
 	enum config_missing missing_inventory;
-	enum config_log_level log_level;
+	enum log_level log_level;
 	uint64_t id;                    /* unique per value: a cache key part */
 };
 

@@ -220,7 +220,7 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 	} memo = { NULL, NULL, NULL };
 	size_t i, n = 0;
 	bool stale, refused;
-	bool debug = log_enabled(CONFIG_LOG_DEBUG);
+	bool debug = log_enabled(LOG_LEVEL_DEBUG);
 	char *json;
 
 	if (!decode(body, len, true, &args, &demand, out))

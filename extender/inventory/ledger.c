@@ -131,9 +131,13 @@ struct ledger {
 	struct uidset *reported;
 };
 
+const char *const ledger_mode_names[LEDGER_MODE_COUNT + 1] = {
+	"predicted", "pessimistic", NULL,
+};
+
 const char *ledger_mode_name(enum ledger_mode m)
 {
-	return m == LEDGER_PESSIMISTIC ? "pessimistic" : "predicted";
+	return (unsigned)m < LEDGER_MODE_COUNT ? ledger_mode_names[m] : "unknown";
 }
 
 const char *ledger_decided_name(enum ledger_decided d)
@@ -412,7 +416,7 @@ static bool compute_usage(struct ledger *l, struct lpod *p, char *why, size_t wh
 		/* The same decide as filter (bind's re-validation gives filter's
 		 * reason); scoring plays no part here. */
 		static const struct settings judging = { 1, { SCORE_LEAST_ALLOCATED, NULL, 0 },
-							 CONFIG_MISSING_ALLOW, CONFIG_LOG_INFO, 0 };
+							 CONFIG_MISSING_ALLOW, LOG_LEVEL_INFO, 0 };
 		struct decide_input in = { d, &judging, 0, DECIDE_VERDICT, false };
 		struct decision dec;
 		int r, z;

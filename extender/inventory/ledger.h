@@ -43,10 +43,15 @@
 #include "base/err.h"
 #include "topology/pod.h"
 
+/* Also the configuration's ledger.mode, read by these names. */
 enum ledger_mode {
 	LEDGER_PREDICTED,    /* the zones the simulation predicts */
 	LEDGER_PESSIMISTIC,  /* every zone that lists the resource */
+	LEDGER_MODE_COUNT,
 };
+
+/* "predicted", "pessimistic" in enum order, then NULL. */
+extern const char *const ledger_mode_names[LEDGER_MODE_COUNT + 1];
 
 struct ledger_options {
 	enum ledger_mode mode;

@@ -376,7 +376,7 @@ int main(int argc, char **argv)
 
 	(void)argc;
 	bench_print_machine(argv[0]);
-	log_set_level(CONFIG_LOG_WARN);
+	log_set_level(LOG_LEVEL_WARN);
 	if (mkdtemp(dir) == NULL) {
 		perror("mkdtemp");
 		return 1;

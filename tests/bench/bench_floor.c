@@ -1098,7 +1098,7 @@ static void run_pairs(struct env *e, struct pairs_result *r)
 static void env_start(struct env *e, bool reference)
 {
 	memset(e, 0, sizeof *e);
-	log_set_level(CONFIG_LOG_WARN);
+	log_set_level(LOG_LEVEL_WARN);
 	config_init(&e->config);
 	free(e->config.listen);
 	e->config.listen = xstrdup("127.0.0.1:0");

@@ -260,7 +260,7 @@ int main(int argc, char **argv)
 	size_t nobjs = 0;
 	int rc = 0, s;
 
-	log_set_level(CONFIG_LOG_ERROR);
+	log_set_level(LOG_LEVEL_ERROR);
 	heap_keep_for_requests(); /* as server_start does */
 	memset(&h, 0, sizeof h);
 	config_init(&cfg);

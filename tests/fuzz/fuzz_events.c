@@ -79,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct json_object *o;
 	char *json;
 
-	log_set_level(CONFIG_LOG_ERROR);
+	log_set_level(LOG_LEVEL_ERROR);
 	if (size < 2)
 		return 0;
 	chunk = ((size_t)data[0] + 1) * 16; /* 16 B .. 4 KiB, as curl delivers */

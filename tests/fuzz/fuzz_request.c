@@ -83,7 +83,7 @@ static void setup(void)
 	FILE *f;
 	int fd;
 
-	log_set_level(CONFIG_LOG_ERROR);
+	log_set_level(LOG_LEVEL_ERROR);
 	api = fake_apiserver_start(&ao);
 	if (api == NULL)
 		abort();

@@ -61,9 +61,9 @@ static void assert_defaults(const struct config *c)
 	assert_int_equal(c->max_connections, 256);
 	assert_int_equal(c->idle_timeout_ms, 120000);
 	assert_int_equal(c->threads, 2);
-	assert_int_equal(c->log_level, CONFIG_LOG_INFO);
+	assert_int_equal(c->log_level, LOG_LEVEL_INFO);
 	assert_true(c->ledger_enabled);
-	assert_int_equal(c->ledger_mode, CONFIG_LEDGER_PREDICTED);
+	assert_int_equal(c->ledger_mode, LEDGER_PREDICTED);
 	assert_int_equal(c->ledger_assume_ttl_ms, 30000);
 	assert_int_equal(c->ledger_max_assume_age_ms, 600000);
 	assert_false(c->bind_enabled);
@@ -187,7 +187,7 @@ static void assert_full(const struct config *c)
 	assert_int_equal(c->max_connections, 1000);
 	assert_int_equal(c->idle_timeout_ms, 300000);
 	assert_int_equal(c->threads, 8);
-	assert_int_equal(c->log_level, CONFIG_LOG_DEBUG);
+	assert_int_equal(c->log_level, LOG_LEVEL_DEBUG);
 }
 
 static void config_full_file_round_trips(void **state)
@@ -248,10 +248,10 @@ static void config_every_enum_value_round_trips(void **state)
 		{ "scoring: {strategy: MostAllocated}", offsetof(struct config, scoring.strategy), SCORE_MOST_ALLOCATED },
 		{ "scoring: {strategy: BalancedAllocation}", offsetof(struct config, scoring.strategy), SCORE_BALANCED_ALLOCATION },
 		{ "scoring: {strategy: LeastNUMANodes}", offsetof(struct config, scoring.strategy), SCORE_LEAST_NUMA_NODES },
-		{ "log: {level: error}", offsetof(struct config, log_level), CONFIG_LOG_ERROR },
-		{ "log: {level: warn}", offsetof(struct config, log_level), CONFIG_LOG_WARN },
-		{ "log: {level: info}", offsetof(struct config, log_level), CONFIG_LOG_INFO },
-		{ "log: {level: debug}", offsetof(struct config, log_level), CONFIG_LOG_DEBUG },
+		{ "log: {level: error}", offsetof(struct config, log_level), LOG_LEVEL_ERROR },
+		{ "log: {level: warn}", offsetof(struct config, log_level), LOG_LEVEL_WARN },
+		{ "log: {level: info}", offsetof(struct config, log_level), LOG_LEVEL_INFO },
+		{ "log: {level: debug}", offsetof(struct config, log_level), LOG_LEVEL_DEBUG },
 	};
 	struct config c;
 	size_t i;
@@ -703,7 +703,7 @@ static void config_bind_and_ledger(void **state)
 	config_cleanup(&c);
 	load_ok("ledger: {enabled: false, mode: pessimistic, assumeTTL: 45s, maxAssumeAge: 2m}\n", &c);
 	assert_false(c.ledger_enabled);
-	assert_int_equal(c.ledger_mode, CONFIG_LEDGER_PESSIMISTIC);
+	assert_int_equal(c.ledger_mode, LEDGER_PESSIMISTIC);
 	assert_int_equal(c.ledger_assume_ttl_ms, 45000);
 	assert_int_equal(c.ledger_max_assume_age_ms, 120000);
 	config_cleanup(&c);
@@ -937,18 +937,6 @@ static void config_message_and_output_are_optional(void **state)
 	config_cleanup(&c);
 }
 
-/* ---- Helpers ----------------------------------------------------------- */
-
-static void config_log_level_names(void **state)
-{
-	(void)state;
-	assert_string_equal(config_log_level_name(CONFIG_LOG_ERROR), "error");
-	assert_string_equal(config_log_level_name(CONFIG_LOG_WARN), "warn");
-	assert_string_equal(config_log_level_name(CONFIG_LOG_INFO), "info");
-	assert_string_equal(config_log_level_name(CONFIG_LOG_DEBUG), "debug");
-	assert_string_equal(config_log_level_name((enum config_log_level)42), "unknown");
-}
-
 /* The whole of a small file, NUL-terminated (tests only). */
 static char *read_whole(const char *path)
 {
@@ -1071,7 +1059,6 @@ int main(void)
 		cmocka_unit_test(config_file_errors_name_the_file),
 		cmocka_unit_test(config_success_replaces_previous_config),
 		cmocka_unit_test(config_message_and_output_are_optional),
-		cmocka_unit_test(config_log_level_names),
 		cmocka_unit_test(config_network_limits),
 	};
 

@@ -49,6 +49,19 @@ static void quote_keeps_utf8(void **state)
 			    "\"n\xc5\x93ud-\xe2\x82\xac\\x1b\"");
 }
 
+/* The one table of level names, in enum order, read by the configuration. */
+static void level_names(void **state)
+{
+	(void)state;
+	assert_string_equal(log_level_name(LOG_LEVEL_ERROR), "error");
+	assert_string_equal(log_level_name(LOG_LEVEL_WARN), "warn");
+	assert_string_equal(log_level_name(LOG_LEVEL_INFO), "info");
+	assert_string_equal(log_level_name(LOG_LEVEL_DEBUG), "debug");
+	assert_string_equal(log_level_name((enum log_level)42), "unknown");
+	assert_string_equal(log_level_names[LOG_LEVEL_DEBUG], "debug");
+	assert_null(log_level_names[LOG_LEVEL_COUNT]);
+}
+
 static void q_slots_last_a_line(void **state)
 {
 	const char *v[LOG_Q_SLOTS];
@@ -108,6 +121,7 @@ int main(void)
 		cmocka_unit_test(quote_escapes),
 		cmocka_unit_test(quote_cut_keeps_escapes_whole),
 		cmocka_unit_test(quote_keeps_utf8),
+		cmocka_unit_test(level_names),
 		cmocka_unit_test(q_slots_last_a_line),
 		cmocka_unit_test(one_event_is_one_line),
 	};

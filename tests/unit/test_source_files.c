@@ -102,7 +102,7 @@ static int setup(void **state)
 	int i;
 
 	(void)state;
-	log_set_level(CONFIG_LOG_ERROR);
+	log_set_level(LOG_LEVEL_ERROR);
 	if (mkdtemp(dir) == NULL)
 		return -1;
 	for (i = 0; i < FILES; i++)
