@@ -1,30 +1,29 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The service configuration: libyaml events -> struct config, driven by a
- * table of field descriptors. Owns the file format (keys, types, units,
- * ranges, cross-field rules) and its "origin:LINE:COL: problem" messages; it
- * knows nothing of what the settings do.
+/* The configuration's schema and how a document tree is read into it. Holds
+ * one table of keys (name, type, default, range, name table) that both
+ * fills the defaults and drives the reading, the checks of single values
+ * (durations, quantities of bytes, URL prefix), the rules between keys, and
+ * the "origin:LINE:COL: field.path: problem" messages; it knows nothing of
+ * what the settings do.
  *
- * The text is read twice. The first pass only checks that it is YAML this
- * loader accepts at all: well-formed, one document, no anchors, aliases or
- * tags, nesting at most CONFIG_MAX_DEPTH. The second pass walks the schema,
- * which therefore never meets anything deeper than the schema itself, and
- * stops at the first wrong key or value. Everything is loaded into a scratch
- * config that replaces the caller's only on success. */
+ * The YAML itself is read by the document layer under strict rules: one
+ * document, no anchors, aliases or tags, nesting at most CONFIG_MAX_DEPTH,
+ * no repeated key. The walk below therefore never meets anything deeper than
+ * the schema, and stops at the first wrong key or value. Everything is
+ * loaded into a scratch config that replaces the caller's only on success.
+ * Host:port and loopback rules are extender/net_addr.c's. */
 #include "config.h"
-#include "extender/codec/doc.h"
-#include "extender/file_read.h"
-#include "extender/net_addr.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <yaml.h>
-
-#include "topology/quantity.h"
 #include "base/xalloc.h"
-#include "extender/codec/yaml_error.h"
+#include "extender/codec/doc.h"
+#include "extender/file_read.h"
+#include "extender/net_addr.h"
+#include "topology/quantity.h"
 
 /* Bounds on what a config may cost: input bytes, collection nesting, and
  * entries of one list (scoring.resources, tls.clientNames). */
@@ -32,10 +31,16 @@
 #define CONFIG_MAX_DEPTH 16
 #define CONFIG_MAX_LIST 256
 
-/* Room for a field path such as "scoring.resources[255].weight". */
-#define PATH_CAP 96
-/* Room for a value quoted into a message (64 bytes shown, each up to \xNN). */
-#define QUOTE_CAP (64 * 4 + 8)
+/* Operators write this file by hand: what YAML offers beyond plain
+ * mappings, lists and scalars is more likely a mistake than meant. */
+static const struct doc_yaml_rules config_yaml = {
+	.max_depth = CONFIG_MAX_DEPTH,
+	.one_document = true,
+	.no_tags = true,
+	.no_anchors = "anchors and aliases are not allowed",
+	.no_aliases = "anchors and aliases are not allowed",
+	.too_deep = "nested too deep",
+};
 
 /* Keys whose positions the cross-field checks and list checks need. */
 enum slot {
@@ -54,14 +59,9 @@ enum slot {
 
 struct loader {
 	const char *origin;
-	const char *buf;
-	size_t len;
 	struct errmsg *msg;
-	yaml_parser_t parser;
-	yaml_event_t ev;          /* the current event of the schema pass */
-	bool have_event;
-	yaml_mark_t key_mark[SLOT_COUNT];
-	yaml_mark_t value_mark[SLOT_COUNT];
+	struct doc_path path;               /* of the value being read */
+	const struct doc *slot[SLOT_COUNT]; /* the values of those keys */
 };
 
 /* How a field's value is read. A null value ("key:", "~", "null") keeps the
@@ -71,63 +71,61 @@ enum kind {
 	K_INT,        /* int64_t, decimal, plain scalar only */
 	K_DURATION,   /* int64_t milliseconds from "500ms", "5s", "2m", "1h" */
 	K_BYTES,      /* int64_t bytes from a Kubernetes quantity */
-	K_ENUM,       /* one of names[], stored by set() */
+	K_ENUM,       /* an enum, by its index in names[] */
+	K_BOOL,       /* bool, "false" or "true" */
 	K_STRATEGY,   /* enum score_strategy, by score_strategy_name */
 	K_SECTION,    /* a mapping of fields[] over the same base */
 	K_NAMES,      /* a list of non-empty strings: char ** at offset, size_t at count */
 	K_WEIGHTS,    /* scoring.resources into the struct score_config at offset */
 };
 
-typedef enum err (*check_fn)(struct loader *l, const char *path,
-			     const yaml_mark_t *m, const char *text, size_t *len);
+typedef enum err (*check_fn)(struct loader *l, const struct doc *v, const char *text,
+			     size_t *len);
 
+/* One key of the schema. */
 struct field {
 	const char *key;
 	enum kind kind;
 	size_t offset;
 	size_t count;                 /* K_NAMES: offset of the size_t count */
+	const char *def_text;         /* K_STRING: the default (NULL: none) */
+	int64_t def;                  /* numbers; K_ENUM, K_BOOL: an index */
 	int64_t min, max;             /* K_INT, K_DURATION, K_BYTES */
 	const char *range;            /* min..max as messages show it */
 	const char *below;            /* K_DURATION: the problem when below min */
 	check_fn check;               /* K_STRING: validate, maybe shorten */
-	const char *const *names;     /* K_ENUM, NULL-terminated */
-	void (*set)(void *base, int value);   /* K_ENUM, K_STRATEGY */
+	const char *const *names;     /* K_ENUM, NULL-terminated, in enum order */
 	const struct field *fields;   /* K_SECTION and K_WEIGHTS items */
 	size_t nfields;
 	enum slot slot;
 };
 
+/* K_ENUM fields are stored as an int. */
+_Static_assert(sizeof(enum config_source) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum config_on_stale) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum config_missing) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum log_level) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum ledger_mode) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum score_strategy) == sizeof(int), "enum size");
+
 /* ---- Messages ---------------------------------------------------------- */
 
-static enum err fail(struct loader *l, const yaml_mark_t *m, enum err rc,
-		     const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+static enum err fail_at(struct loader *l, unsigned line, unsigned column, enum err rc,
+			const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-static enum err fail(struct loader *l, const yaml_mark_t *m, enum err rc,
-		     const char *path, const char *fmt, ...)
+/* "origin:LINE:COL: path: problem", with the loader's current path. */
+static enum err fail_at(struct loader *l, unsigned line, unsigned column, enum err rc,
+			const char *fmt, ...)
 {
-	char problem[sizeof l->msg->text];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(problem, sizeof problem, fmt, ap);
+	doc_verror_at(l->msg, l->origin, line, column, &l->path, fmt, ap);
 	va_end(ap);
-	if (path != NULL && path[0] != '\0')
-		errmsg_set(l->msg, "%s:%zu:%zu: %s: %s", l->origin, m->line + 1,
-			   m->column + 1, path, problem);
-	else
-		errmsg_set(l->msg, "%s:%zu:%zu: %s", l->origin, m->line + 1,
-			   m->column + 1, problem);
 	return rc;
 }
 
-/* text as a double-quoted single-line literal: non-printable bytes become
- * \xNN and anything past 64 bytes is cut with "...", so hostile values
- * cannot flood or garble a log line. */
-static void quote(char *out, size_t cap, const char *text, size_t len)
-{
-	doc_quote(out, cap, text, len);
-}
+#define fail(l, node, rc, ...) fail_at((l), (node)->line, (node)->column, (rc), __VA_ARGS__)
 
 /* A number's text for "X is out of range": already checked to be printable
  * by its grammar, only possibly long. */
@@ -142,168 +140,22 @@ static void shown(char *out, size_t cap, const char *text, size_t len)
 	}
 }
 
-/* out = path + suffix, cut to fit; every path is built from the schema's
- * own keys and list indexes, far below the cap. */
-static void path_append(char out[PATH_CAP], const char *path, const char *suffix)
+/* What a YAML node is, in YAML's words. */
+static const char *yaml_kind(const struct doc *v)
 {
-	size_t a = strnlen(path, PATH_CAP - 1);
-	size_t b = strnlen(suffix, PATH_CAP - 1 - a);
-
-	memmove(out, path, a);
-	memcpy(out + a, suffix, b);
-	out[a + b] = '\0';
-}
-
-static void path_index(char out[PATH_CAP], const char *path, size_t i)
-{
-	char seg[24];
-
-	snprintf(seg, sizeof seg, "[%zu]", i);
-	path_append(out, path, seg);
-}
-
-static const char *event_kind(const yaml_event_t *ev)
-{
-	switch (ev->type) {
-	case YAML_MAPPING_START_EVENT:
+	switch (v->kind) {
+	case DOC_OBJECT:
 		return "a mapping";
-	case YAML_SEQUENCE_START_EVENT:
+	case DOC_ARRAY:
 		return "a sequence";
 	default:
 		return "a scalar";
 	}
 }
 
-/* libyaml's own complaint, in the same "origin:LINE:COL:" shape. */
-static enum err yaml_failure(struct loader *l, const yaml_parser_t *p)
+static bool is_scalar(const struct doc *v)
 {
-	return yaml_parser_failure(p, l->buf, l->len, l->origin, l->msg);
-}
-
-/* ---- Pass 1: is this YAML we accept? ----------------------------------- */
-
-static void parser_open(struct loader *l, yaml_parser_t *p)
-{
-	if (!yaml_parser_initialize(p))
-		abort(); /* only fails for memory */
-	/* libyaml asserts on a NULL input even when it is empty. */
-	yaml_parser_set_input_string(p, (const unsigned char *)(l->buf ? l->buf : ""),
-				     l->len);
-}
-
-static enum err check_event(struct loader *l, const yaml_event_t *ev,
-			    size_t *depth, size_t *ndocs)
-{
-	const yaml_char_t *anchor = NULL, *tag = NULL;
-
-	switch (ev->type) {
-	case YAML_ALIAS_EVENT:
-		return fail(l, &ev->start_mark, ERR_PARSE, NULL,
-			    "anchors and aliases are not allowed");
-	case YAML_SCALAR_EVENT:
-		anchor = ev->data.scalar.anchor;
-		tag = ev->data.scalar.tag;
-		break;
-	case YAML_SEQUENCE_START_EVENT:
-		anchor = ev->data.sequence_start.anchor;
-		tag = ev->data.sequence_start.tag;
-		break;
-	case YAML_MAPPING_START_EVENT:
-		anchor = ev->data.mapping_start.anchor;
-		tag = ev->data.mapping_start.tag;
-		break;
-	case YAML_SEQUENCE_END_EVENT:
-	case YAML_MAPPING_END_EVENT:
-		(*depth)--;
-		return ERR_OK;
-	case YAML_DOCUMENT_START_EVENT:
-		if (++*ndocs > 1)
-			return fail(l, &ev->start_mark, ERR_PARSE, NULL,
-				    "only one YAML document is allowed");
-		return ERR_OK;
-	case YAML_NO_EVENT:
-	case YAML_STREAM_START_EVENT:
-	case YAML_STREAM_END_EVENT:
-	case YAML_DOCUMENT_END_EVENT:
-		return ERR_OK;
-	}
-	if (anchor != NULL)
-		return fail(l, &ev->start_mark, ERR_PARSE, NULL,
-			    "anchors and aliases are not allowed");
-	/* A tag would ask for a typing this loader does not implement; every
-	 * field already says how its text is read. */
-	if (tag != NULL)
-		return fail(l, &ev->start_mark, ERR_PARSE, NULL, "tags are not allowed");
-	if (ev->type != YAML_SCALAR_EVENT && ++*depth > CONFIG_MAX_DEPTH)
-		return fail(l, &ev->start_mark, ERR_PARSE, NULL, "nested too deep");
-	return ERR_OK;
-}
-
-static enum err check_stream(struct loader *l)
-{
-	yaml_parser_t p;
-	yaml_event_t ev;
-	size_t depth = 0, ndocs = 0;
-	enum err rc = ERR_OK;
-	bool end = false;
-
-	parser_open(l, &p);
-	while (!end) {
-		if (!yaml_parser_parse(&p, &ev)) {
-			rc = yaml_failure(l, &p);
-			goto out;
-		}
-		end = ev.type == YAML_STREAM_END_EVENT;
-		rc = check_event(l, &ev, &depth, &ndocs);
-		yaml_event_delete(&ev);
-		if (rc != ERR_OK)
-			goto out;
-	}
-out:
-	yaml_parser_delete(&p);
-	return rc;
-}
-
-/* ---- Pass 2: the schema walk ------------------------------------------- */
-
-/* Makes the next event current. */
-static enum err next(struct loader *l)
-{
-	if (l->have_event) {
-		yaml_event_delete(&l->ev);
-		l->have_event = false;
-	}
-	if (!yaml_parser_parse(&l->parser, &l->ev))
-		return yaml_failure(l, &l->parser);
-	l->have_event = true;
-	return ERR_OK;
-}
-
-static const char *ev_text(const yaml_event_t *ev)
-{
-	return (const char *)ev->data.scalar.value;
-}
-
-static bool ev_is_plain(const yaml_event_t *ev)
-{
-	return ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-}
-
-/* An omitted value ("key:"), "~" or "null", unquoted: the key counts as
- * absent, as Kubernetes treats null in its own YAML. */
-static bool ev_is_null(const yaml_event_t *ev)
-{
-	static const char *const spellings[] = { "", "~", "null", "Null", "NULL" };
-	size_t i;
-
-	if (ev->type != YAML_SCALAR_EVENT || !ev_is_plain(ev))
-		return false;
-	for (i = 0; i < sizeof spellings / sizeof spellings[0]; i++) {
-		if (strlen(spellings[i]) == ev->data.scalar.length &&
-		    memcmp(spellings[i], ev_text(ev), ev->data.scalar.length) == 0)
-			return true;
-	}
-	return false;
+	return v->kind != DOC_OBJECT && v->kind != DOC_ARRAY;
 }
 
 static bool text_is(const char *text, size_t len, const char *word)
@@ -316,43 +168,7 @@ static void *at(void *base, size_t offset)
 	return (char *)base + offset;
 }
 
-/* Decimal integer: optional '-', digits, no leading zeros (YAML 1.1 would
- * read "010" as octal; refusing it avoids guessing). 0 ok, -1 not an
- * integer, 1 does not fit in int64_t. */
-static int parse_int(const char *text, size_t len, int64_t *out)
-{
-	bool neg = false;
-	uint64_t v = 0, limit;
-	size_t i = 0;
-
-	if (len > 0 && text[0] == '-') {
-		neg = true;
-		i = 1;
-	}
-	if (i == len)
-		return -1;
-	if (text[i] == '0' && len - i > 1)
-		return -1;
-	limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
-	for (; i < len; i++) {
-		unsigned d = (unsigned char)text[i] - (unsigned)'0';
-
-		if (d > 9)
-			return -1;
-		if (v > (limit - d) / 10) {
-			/* Still check the rest is digits, for the right message. */
-			for (; i < len; i++) {
-				if ((unsigned char)text[i] - (unsigned)'0' > 9)
-					return -1;
-			}
-			return 1;
-		}
-		v = v * 10 + d;
-	}
-	*out = neg ? (v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v)
-		   : (int64_t)v;
-	return 0;
-}
+/* ---- Values ------------------------------------------------------------ */
 
 /* An integer and one unit of ms, s, m, h, into milliseconds. 0 ok, -1 not a
  * duration, -2 a number without a unit, 1 too large. */
@@ -364,7 +180,6 @@ static int parse_duration(const char *text, size_t len, int64_t *ms)
 	} units[] = { { "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 } };
 	size_t start = len > 0 && text[0] == '-' ? 1 : 0, end = start, i;
 	int64_t v = 0;
-	int rc;
 
 	while (end < len && (unsigned char)text[end] - (unsigned)'0' <= 9)
 		end++;
@@ -375,12 +190,10 @@ static int parse_duration(const char *text, size_t len, int64_t *ms)
 	for (i = 0; i < sizeof units / sizeof units[0]; i++) {
 		if (!text_is(text + end, len - end, units[i].unit))
 			continue;
-		/* Leading zeros are harmless here: no YAML typing competes. */
-		while (end - start > 1 && text[start] == '0')
-			start++;
-		if ((rc = parse_int(text + start, end - start, &v)) != 0)
-			return rc;
-		if (v > INT64_MAX / units[i].ms)
+		/* Digits only, and leading zeros are harmless here: no YAML
+		 * typing competes. */
+		if (doc_int_parse(text + start, end - start, 0, &v) != ERR_OK ||
+		    v > INT64_MAX / units[i].ms)
 			return 1;
 		v *= units[i].ms;
 		*ms = text[0] == '-' ? -v : v;
@@ -389,169 +202,168 @@ static int parse_duration(const char *text, size_t len, int64_t *ms)
 	return -1;
 }
 
-static enum err expect_scalar(struct loader *l, const char *path,
-			      const char *what)
+static enum err expect_scalar(struct loader *l, const struct doc *v, const char *what)
 {
-	if (l->ev.type == YAML_SCALAR_EVENT)
+	if (is_scalar(v))
 		return ERR_OK;
-	return fail(l, &l->ev.start_mark, ERR_INVALID, path, "expected %s, got %s",
-		    what, event_kind(&l->ev));
+	return fail(l, v, ERR_INVALID, "expected %s, got %s", what, yaml_kind(v));
 }
 
-static enum err no_nul(struct loader *l, const char *path)
+static enum err no_nul(struct loader *l, const struct doc *v)
 {
-	if (memchr(ev_text(&l->ev), '\0', l->ev.data.scalar.length) == NULL)
+	if (memchr(v->text, '\0', v->len) == NULL)
 		return ERR_OK;
-	return fail(l, &l->ev.start_mark, ERR_INVALID, path,
-		    "must not contain a NUL byte");
+	return fail(l, v, ERR_INVALID, "must not contain a NUL byte");
 }
 
-static enum err parse_string(struct loader *l, const struct field *f,
-			     void *base, const char *path)
+static enum err read_string(struct loader *l, const struct field *f,
+			    const struct doc *v, void *base)
 {
 	char **dst = at(base, f->offset);
 	size_t len;
 	enum err rc;
 
-	if ((rc = expect_scalar(l, path, "a string")) != ERR_OK ||
-	    (rc = no_nul(l, path)) != ERR_OK)
+	if ((rc = expect_scalar(l, v, "a string")) != ERR_OK ||
+	    (rc = no_nul(l, v)) != ERR_OK)
 		return rc;
-	len = l->ev.data.scalar.length;
-	if (f->check != NULL &&
-	    (rc = f->check(l, path, &l->ev.start_mark, ev_text(&l->ev), &len)) != ERR_OK)
+	len = v->len;
+	if (f->check != NULL && (rc = f->check(l, v, v->text, &len)) != ERR_OK)
 		return rc;
 	free(*dst);
-	*dst = xstrndup(ev_text(&l->ev), len);
+	*dst = xstrndup(v->text, len);
 	return ERR_OK;
 }
 
-static enum err range_error(struct loader *l, const struct field *f,
-			    const char *path)
+static enum err range_error(struct loader *l, const struct field *f, const struct doc *v)
 {
 	char text[40];
 
-	shown(text, sizeof text, ev_text(&l->ev), l->ev.data.scalar.length);
-	return fail(l, &l->ev.start_mark, ERR_RANGE, path, "%s is out of range (%s)",
-		    text, f->range);
+	shown(text, sizeof text, v->text, v->len);
+	return fail(l, v, ERR_RANGE, "%s is out of range (%s)", text, f->range);
 }
 
-static enum err parse_integer(struct loader *l, const struct field *f,
-			      void *base, const char *path)
+static enum err read_integer(struct loader *l, const struct field *f,
+			     const struct doc *v, void *base)
 {
-	char q[QUOTE_CAP];
-	int64_t v = 0;
+	char q[DOC_QUOTE_CAP];
+	int64_t n = 0;
 	enum err rc;
-	int r;
 
-	if ((rc = expect_scalar(l, path, "an integer")) != ERR_OK)
+	if ((rc = expect_scalar(l, v, "an integer")) != ERR_OK)
 		return rc;
-	quote(q, sizeof q, ev_text(&l->ev), l->ev.data.scalar.length);
+	doc_quote(q, sizeof q, v->text, v->len);
 	/* A quoted "12" is a string in YAML, and in Kubernetes' own decoding;
 	 * say so rather than guess. */
-	if (!ev_is_plain(&l->ev))
-		return fail(l, &l->ev.start_mark, ERR_INVALID, path,
-			    "expected an integer, got the string %s", q);
-	r = parse_int(ev_text(&l->ev), l->ev.data.scalar.length, &v);
-	if (r < 0)
-		return fail(l, &l->ev.start_mark, ERR_INVALID, path,
-			    "expected an integer, got %s", q);
-	if (r > 0 || v < f->min || v > f->max)
-		return range_error(l, f, path);
-	*(int64_t *)at(base, f->offset) = v;
+	if (v->kind != DOC_PLAIN)
+		return fail(l, v, ERR_INVALID, "expected an integer, got the string %s", q);
+	rc = doc_int_parse(v->text, v->len, DOC_INT_STRICT, &n);
+	if (rc == ERR_INVALID)
+		return fail(l, v, ERR_INVALID, "expected an integer, got %s", q);
+	if (rc != ERR_OK || n < f->min || n > f->max)
+		return range_error(l, f, v);
+	*(int64_t *)at(base, f->offset) = n;
 	return ERR_OK;
 }
 
-static enum err parse_dur(struct loader *l, const struct field *f, void *base,
-			  const char *path)
+static enum err read_duration(struct loader *l, const struct field *f,
+			      const struct doc *v, void *base)
 {
-	char q[QUOTE_CAP];
-	int64_t v = 0;
+	char q[DOC_QUOTE_CAP];
+	int64_t ms = 0;
 	enum err rc;
 	int r;
 
-	if ((rc = expect_scalar(l, path, "a duration")) != ERR_OK)
+	if ((rc = expect_scalar(l, v, "a duration")) != ERR_OK)
 		return rc;
-	quote(q, sizeof q, ev_text(&l->ev), l->ev.data.scalar.length);
-	r = parse_duration(ev_text(&l->ev), l->ev.data.scalar.length, &v);
+	doc_quote(q, sizeof q, v->text, v->len);
+	r = parse_duration(v->text, v->len, &ms);
 	if (r == -2)
-		return fail(l, &l->ev.start_mark, ERR_INVALID, path,
-			    "a duration needs a unit (ms, s, m, h), got %s", q);
+		return fail(l, v, ERR_INVALID, "a duration needs a unit (ms, s, m, h), got %s", q);
 	if (r < 0)
-		return fail(l, &l->ev.start_mark, ERR_INVALID, path,
+		return fail(l, v, ERR_INVALID,
 			    "expected a duration such as 500ms, 30s, 5m or 1h, got %s", q);
-	if (r == 0 && v < f->min && v >= 0 && f->below != NULL)
-		return fail(l, &l->ev.start_mark, ERR_RANGE, path, "%s", f->below);
-	if (r > 0 || v < f->min || v > f->max)
-		return range_error(l, f, path);
-	*(int64_t *)at(base, f->offset) = v;
+	if (r == 0 && ms < f->min && ms >= 0 && f->below != NULL)
+		return fail(l, v, ERR_RANGE, "%s", f->below);
+	if (r > 0 || ms < f->min || ms > f->max)
+		return range_error(l, f, v);
+	*(int64_t *)at(base, f->offset) = ms;
 	return ERR_OK;
 }
 
-static enum err parse_bytes(struct loader *l, const struct field *f, void *base,
-			    const char *path)
+static enum err read_bytes(struct loader *l, const struct field *f,
+			   const struct doc *v, void *base)
 {
 	struct errmsg qmsg = { { 0 } };
 	struct quantity q;
-	char text[QUOTE_CAP];
-	int64_t v = 0;
+	char text[DOC_QUOTE_CAP];
+	int64_t n = 0;
 	enum err rc;
 
-	if ((rc = expect_scalar(l, path, "a quantity of bytes")) != ERR_OK)
+	if ((rc = expect_scalar(l, v, "a quantity of bytes")) != ERR_OK)
 		return rc;
-	rc = quantity_parse(ev_text(&l->ev), l->ev.data.scalar.length, &q, &qmsg);
+	rc = quantity_parse(v->text, v->len, &q, &qmsg);
 	if (rc == ERR_RANGE)
-		return range_error(l, f, path);
+		return range_error(l, f, v);
 	if (rc != ERR_OK)
-		return fail(l, &l->ev.start_mark, ERR_INVALID, path, "%s", qmsg.text);
+		return fail(l, v, ERR_INVALID, "%s", qmsg.text);
 	if (!quantity_is_exact(&q, 0)) {
-		quote(text, sizeof text, ev_text(&l->ev), l->ev.data.scalar.length);
-		return fail(l, &l->ev.start_mark, ERR_INVALID, path,
-			    "%s is not a whole number of bytes", text);
+		doc_quote(text, sizeof text, v->text, v->len);
+		return fail(l, v, ERR_INVALID, "%s is not a whole number of bytes", text);
 	}
-	if (quantity_scaled(&q, 0, &v) != ERR_OK || v < f->min || v > f->max)
-		return range_error(l, f, path);
-	*(int64_t *)at(base, f->offset) = v;
+	if (quantity_scaled(&q, 0, &n) != ERR_OK || n < f->min || n > f->max)
+		return range_error(l, f, v);
+	*(int64_t *)at(base, f->offset) = n;
 	return ERR_OK;
 }
 
-/* The current event names one of names[] (NULL-terminated): *index. */
-static enum err parse_choice(struct loader *l, const char *path,
-			     const char *const *names, size_t *index)
+/* v names one of names[] (NULL-terminated): *index. */
+static enum err read_choice(struct loader *l, const struct doc *v,
+			    const char *const *names, size_t *index)
 {
-	char choices[160] = "", q[QUOTE_CAP];
+	char choices[160] = "", q[DOC_QUOTE_CAP];
 	size_t i, n = 0;
 
 	for (i = 0; names[i] != NULL; i++)
 		n += (size_t)snprintf(choices + n, sizeof choices - n, "%s%s",
 				      i ? ", " : "", names[i]);
-	if (l->ev.type != YAML_SCALAR_EVENT)
-		return fail(l, &l->ev.start_mark, ERR_INVALID, path,
-			    "expected one of %s, got %s", choices, event_kind(&l->ev));
+	if (!is_scalar(v))
+		return fail(l, v, ERR_INVALID, "expected one of %s, got %s", choices,
+			    yaml_kind(v));
 	for (i = 0; names[i] != NULL; i++) {
-		if (text_is(ev_text(&l->ev), l->ev.data.scalar.length, names[i])) {
+		if (text_is(v->text, v->len, names[i])) {
 			*index = i;
 			return ERR_OK;
 		}
 	}
-	quote(q, sizeof q, ev_text(&l->ev), l->ev.data.scalar.length);
-	return fail(l, &l->ev.start_mark, ERR_INVALID, path,
-		    "expected one of %s, got %s", choices, q);
+	doc_quote(q, sizeof q, v->text, v->len);
+	return fail(l, v, ERR_INVALID, "expected one of %s, got %s", choices, q);
 }
 
-static enum err parse_enum(struct loader *l, const struct field *f, void *base,
-			   const char *path)
+static void store_enum(void *dst, int value)
+{
+	memcpy(dst, &value, sizeof value);
+}
+
+static const char *const bool_names[] = { "false", "true", NULL };
+
+static enum err read_enum(struct loader *l, const struct field *f,
+			  const struct doc *v, void *base)
 {
 	size_t i;
-	enum err rc = parse_choice(l, path, f->names, &i);
+	enum err rc = read_choice(l, v, f->kind == K_BOOL ? bool_names : f->names, &i);
 
-	if (rc == ERR_OK)
-		f->set(base, (int)i);
-	return rc;
+	if (rc != ERR_OK)
+		return rc;
+	if (f->kind == K_BOOL)
+		*(bool *)at(base, f->offset) = i != 0;
+	else
+		store_enum(at(base, f->offset), (int)i);
+	return ERR_OK;
 }
 
 /* The strategies by the names topology/score.c gives them. */
-static enum err parse_strategy(struct loader *l, const struct field *f,
-			       void *base, const char *path)
+static enum err read_strategy(struct loader *l, const struct field *f,
+			      const struct doc *v, void *base)
 {
 	static const enum score_strategy all[] = {
 		SCORE_LEAST_ALLOCATED, SCORE_MOST_ALLOCATED,
@@ -564,211 +376,172 @@ static enum err parse_strategy(struct loader *l, const struct field *f,
 	for (i = 0; i < sizeof all / sizeof all[0]; i++)
 		names[i] = score_strategy_name(all[i]);
 	names[i] = NULL;
-	rc = parse_choice(l, path, names, &i);
+	rc = read_choice(l, v, names, &i);
 	if (rc == ERR_OK)
-		f->set(base, (int)all[i]);
+		store_enum(at(base, f->offset), (int)all[i]);
 	return rc;
 }
 
-static enum err parse_mapping(struct loader *l, const struct field *fields,
-			      size_t nfields, void *base, const char *path);
+static enum err read_mapping(struct loader *l, const struct field *fields,
+			     size_t nfields, const struct doc *map, void *base);
 
-static enum err parse_section(struct loader *l, const struct field *f,
-			      void *base, const char *path)
+static enum err read_section(struct loader *l, const struct field *f,
+			     const struct doc *v, void *base)
 {
-	if (l->ev.type != YAML_MAPPING_START_EVENT)
-		return fail(l, &l->ev.start_mark, ERR_INVALID, path,
-			    "expected a mapping, got %s", event_kind(&l->ev));
-	return parse_mapping(l, f->fields, f->nfields, base, path);
+	if (v->kind != DOC_OBJECT)
+		return fail(l, v, ERR_INVALID, "expected a mapping, got %s", yaml_kind(v));
+	return read_mapping(l, f->fields, f->nfields, v, base);
 }
 
-static enum err expect_sequence(struct loader *l, const char *path)
-{
-	if (l->ev.type != YAML_SEQUENCE_START_EVENT)
-		return fail(l, &l->ev.start_mark, ERR_INVALID, path,
-			    "expected a sequence, got %s", event_kind(&l->ev));
-	return ERR_OK;
-}
+typedef enum err (*item_fn)(struct loader *l, const struct field *f,
+			    const struct doc *item, void *base);
 
-/* In a sequence (path) of at most CONFIG_MAX_LIST entries, n of them read
- * so far: steps to the next entry, whose path goes to item, or to the
- * sequence's end (*end). */
-static enum err next_entry(struct loader *l, const char *path, size_t n,
-			   char item[PATH_CAP], bool *end)
+/* A sequence of at most CONFIG_MAX_LIST entries, each read by one(); the
+ * entries before the one too many are read (and may fail) first. */
+static enum err read_list(struct loader *l, const struct field *f, const struct doc *v,
+			  void *base, item_fn one)
 {
+	size_t i, mark;
 	enum err rc;
 
-	*end = false;
-	if ((rc = next(l)) != ERR_OK)
-		return rc;
-	if (l->ev.type == YAML_SEQUENCE_END_EVENT) {
-		*end = true;
-		return ERR_OK;
+	if (v->kind != DOC_ARRAY)
+		return fail(l, v, ERR_INVALID, "expected a sequence, got %s", yaml_kind(v));
+	for (i = 0; i < v->nchildren; i++) {
+		if (i == CONFIG_MAX_LIST)
+			return fail(l, v->children[i].value, ERR_TOO_LARGE,
+				    "more than %d entries", CONFIG_MAX_LIST);
+		mark = doc_path_index(&l->path, i);
+		rc = one(l, f, v->children[i].value, base);
+		doc_path_pop(&l->path, mark);
+		if (rc != ERR_OK)
+			return rc;
 	}
-	path_index(item, path, n);
-	if (n == CONFIG_MAX_LIST)
-		return fail(l, &l->ev.start_mark, ERR_TOO_LARGE, path,
-			    "more than %d entries", CONFIG_MAX_LIST);
 	return ERR_OK;
 }
 
-static enum err parse_names(struct loader *l, const struct field *f, void *base,
-			    const char *path)
+/* An entry of tls.clientNames. */
+static enum err read_name(struct loader *l, const struct field *f,
+			  const struct doc *item, void *base)
 {
 	char ***list = at(base, f->offset);
 	size_t *n = at(base, f->count);
-	char item[PATH_CAP];
-	bool end;
 	enum err rc;
 
-	if ((rc = expect_sequence(l, path)) != ERR_OK)
+	if (doc_is_null(item))
+		return fail(l, item, ERR_INVALID, "expected a string, got null");
+	if ((rc = expect_scalar(l, item, "a string")) != ERR_OK ||
+	    (rc = no_nul(l, item)) != ERR_OK)
 		return rc;
-	for (;;) {
-		if ((rc = next_entry(l, path, *n, item, &end)) != ERR_OK || end)
-			return rc;
-		if (ev_is_null(&l->ev))
-			return fail(l, &l->ev.start_mark, ERR_INVALID, item,
-				    "expected a string, got null");
-		if ((rc = expect_scalar(l, item, "a string")) != ERR_OK ||
-		    (rc = no_nul(l, item)) != ERR_OK)
-			return rc;
-		if (l->ev.data.scalar.length == 0)
-			return fail(l, &l->ev.start_mark, ERR_INVALID, item,
-				    "must not be empty");
-		*list = xreallocarray(*list, *n + 1, sizeof **list);
-		(*list)[(*n)++] = xstrndup(ev_text(&l->ev), l->ev.data.scalar.length);
-	}
+	if (item->len == 0)
+		return fail(l, item, ERR_INVALID, "must not be empty");
+	*list = xreallocarray(*list, *n + 1, sizeof **list);
+	(*list)[(*n)++] = xstrndup(item->text, item->len);
+	return ERR_OK;
 }
 
-static enum err parse_weights(struct loader *l, const struct field *f,
-			      void *base, const char *path)
+/* An entry of scoring.resources. */
+static enum err read_weight(struct loader *l, const struct field *f,
+			    const struct doc *item, void *base)
 {
 	struct score_config *sc = at(base, f->offset);
-	char item[PATH_CAP], name_path[PATH_CAP], q[QUOTE_CAP];
+	char q[DOC_QUOTE_CAP];
 	struct score_weight *w;
-	yaml_mark_t start;
 	size_t i;
-	bool end;
 	enum err rc;
 
-	if ((rc = expect_sequence(l, path)) != ERR_OK)
+	if (item->kind != DOC_OBJECT)
+		return fail(l, item, ERR_INVALID,
+			    "expected a mapping with name and weight, got %s", yaml_kind(item));
+	/* Appended before it is filled, so that the scratch config's cleanup
+	 * frees a half-read entry too. -1 marks "no weight". */
+	sc->weights = xreallocarray(sc->weights, sc->nweights + 1, sizeof *sc->weights);
+	w = &sc->weights[sc->nweights++];
+	w->name = NULL;
+	w->weight = -1;
+	if ((rc = read_mapping(l, f->fields, f->nfields, item, w)) != ERR_OK)
 		return rc;
-	for (;;) {
-		if ((rc = next_entry(l, path, sc->nweights, item, &end)) != ERR_OK ||
-		    end)
-			return rc;
-		if (l->ev.type != YAML_MAPPING_START_EVENT)
-			return fail(l, &l->ev.start_mark, ERR_INVALID, item,
-				    "expected a mapping with name and weight, got %s",
-				    event_kind(&l->ev));
-		start = l->ev.start_mark;
-		/* Appended before it is filled, so that the scratch config's
-		 * cleanup frees a half-read entry too. -1 marks "no weight". */
-		sc->weights = xreallocarray(sc->weights, sc->nweights + 1,
-					    sizeof *sc->weights);
-		w = &sc->weights[sc->nweights++];
-		w->name = NULL;
-		w->weight = -1;
-		if ((rc = parse_mapping(l, f->fields, f->nfields, w, item)) != ERR_OK)
-			return rc;
-		if (w->name == NULL)
-			return fail(l, &start, ERR_INVALID, item, "missing key \"name\"");
-		if (w->weight < 0)
-			return fail(l, &start, ERR_INVALID, item, "missing key \"weight\"");
-		for (i = 0; i + 1 < sc->nweights; i++) {
-			if (strcmp(sc->weights[i].name, w->name) != 0)
-				continue;
-			path_append(name_path, item, ".name");
-			quote(q, sizeof q, w->name, strlen(w->name));
-			return fail(l, &l->value_mark[SLOT_RES_NAME], ERR_INVALID,
-				    name_path, "%s is listed twice (also resources[%zu])",
-				    q, i);
-		}
+	if (w->name == NULL)
+		return fail(l, item, ERR_INVALID, "missing key \"name\"");
+	if (w->weight < 0)
+		return fail(l, item, ERR_INVALID, "missing key \"weight\"");
+	for (i = 0; i + 1 < sc->nweights; i++) {
+		if (strcmp(sc->weights[i].name, w->name) != 0)
+			continue;
+		doc_path_key(&l->path, "name");
+		doc_quote(q, sizeof q, w->name, strlen(w->name));
+		return fail(l, l->slot[SLOT_RES_NAME], ERR_INVALID,
+			    "%s is listed twice (also resources[%zu])", q, i);
 	}
+	return ERR_OK;
 }
 
-static enum err parse_value(struct loader *l, const struct field *f, void *base,
-			    const char *path)
+static enum err read_value(struct loader *l, const struct field *f,
+			   const struct doc *v, void *base)
 {
-	if (ev_is_null(&l->ev))
+	if (doc_is_null(v))
 		return ERR_OK;
 	switch (f->kind) {
 	case K_STRING:
-		return parse_string(l, f, base, path);
+		return read_string(l, f, v, base);
 	case K_INT:
-		return parse_integer(l, f, base, path);
+		return read_integer(l, f, v, base);
 	case K_DURATION:
-		return parse_dur(l, f, base, path);
+		return read_duration(l, f, v, base);
 	case K_BYTES:
-		return parse_bytes(l, f, base, path);
+		return read_bytes(l, f, v, base);
 	case K_ENUM:
-		return parse_enum(l, f, base, path);
+	case K_BOOL:
+		return read_enum(l, f, v, base);
 	case K_STRATEGY:
-		return parse_strategy(l, f, base, path);
+		return read_strategy(l, f, v, base);
 	case K_SECTION:
-		return parse_section(l, f, base, path);
+		return read_section(l, f, v, base);
 	case K_NAMES:
-		return parse_names(l, f, base, path);
+		return read_list(l, f, v, base, read_name);
 	case K_WEIGHTS:
-		return parse_weights(l, f, base, path);
+		return read_list(l, f, v, base, read_weight);
 	}
 	abort(); /* every kind is handled above */
 }
 
-/* The current event is MAPPING_START; consumes up to its MAPPING_END. */
-static enum err parse_mapping(struct loader *l, const struct field *fields,
-			      size_t nfields, void *base, const char *path)
+/* Every member of map is one of fields[]; the document layer has already
+ * refused repeated keys. */
+static enum err read_mapping(struct loader *l, const struct field *fields,
+			     size_t nfields, const struct doc *map, void *base)
 {
-	char q[QUOTE_CAP], sub[PATH_CAP];
-	uint32_t seen = 0;
+	char q[DOC_QUOTE_CAP];
 	const struct field *f;
-	size_t i;
+	size_t i, j, mark;
 	enum err rc;
 
-	for (;;) {
-		if ((rc = next(l)) != ERR_OK)
-			return rc;
-		if (l->ev.type == YAML_MAPPING_END_EVENT)
-			return ERR_OK;
-		if (l->ev.type != YAML_SCALAR_EVENT)
-			return fail(l, &l->ev.start_mark, ERR_PARSE, path,
-				    "a mapping key must be a scalar, got %s",
-				    event_kind(&l->ev));
+	for (i = 0; i < map->nchildren; i++) {
+		const struct doc_child *ch = &map->children[i];
+
 		f = NULL;
-		for (i = 0; i < nfields && f == NULL; i++) {
-			if (text_is(ev_text(&l->ev), l->ev.data.scalar.length, fields[i].key))
-				f = &fields[i];
+		for (j = 0; j < nfields && f == NULL; j++) {
+			if (strcmp(ch->key, fields[j].key) == 0)
+				f = &fields[j];
 		}
 		if (f == NULL) {
-			quote(q, sizeof q, ev_text(&l->ev), l->ev.data.scalar.length);
-			return fail(l, &l->ev.start_mark, ERR_INVALID, path,
-				    "unknown key %s", q);
+			doc_quote(q, sizeof q, ch->key, strlen(ch->key));
+			return fail_at(l, ch->value->key_line, ch->value->key_column,
+				       ERR_INVALID, "unknown key %s", q);
 		}
-		/* libyaml does not report repeated keys, and which value a
-		 * reader keeps differs between readers: refuse them. */
-		if (seen & (UINT32_C(1) << (f - fields))) {
-			quote(q, sizeof q, ev_text(&l->ev), l->ev.data.scalar.length);
-			return fail(l, &l->ev.start_mark, ERR_PARSE, path,
-				    "duplicate key %s", q);
-		}
-		seen |= UINT32_C(1) << (f - fields);
 		if (f->slot != SLOT_NONE)
-			l->key_mark[f->slot] = l->ev.start_mark;
-		path_append(sub, path, path[0] ? "." : "");
-		path_append(sub, sub, f->key);
-		if ((rc = next(l)) != ERR_OK)
-			return rc;
-		if (f->slot != SLOT_NONE)
-			l->value_mark[f->slot] = l->ev.start_mark;
-		if ((rc = parse_value(l, f, base, sub)) != ERR_OK)
+			l->slot[f->slot] = ch->value;
+		mark = doc_path_key(&l->path, f->key);
+		rc = read_value(l, f, ch->value, base);
+		doc_path_pop(&l->path, mark);
+		if (rc != ERR_OK)
 			return rc;
 	}
+	return ERR_OK;
 }
 
-/* ---- The schema -------------------------------------------------------- */
+/* ---- Checks of single values ------------------------------------------- */
 
-static enum err check_hostport(struct loader *l, const char *path,
-			       const yaml_mark_t *m, const char *text, size_t *len)
+static enum err check_hostport(struct loader *l, const struct doc *v, const char *text,
+			       size_t *len)
 {
 	struct errmsg sub = { { 0 } };
 	char *host = NULL;
@@ -776,26 +549,26 @@ static enum err check_hostport(struct loader *l, const char *path,
 
 	(void)len;
 	if (net_split_hostport(text, &host, &port, &sub) != ERR_OK)
-		return fail(l, m, ERR_INVALID, path, "%s", sub.text);
+		return fail(l, v, ERR_INVALID, "%s", sub.text);
 	free(host);
 	return ERR_OK;
 }
 
-static enum err check_nonempty(struct loader *l, const char *path,
-			       const yaml_mark_t *m, const char *text, size_t *len)
+static enum err check_nonempty(struct loader *l, const struct doc *v, const char *text,
+			       size_t *len)
 {
 	(void)text;
 	if (*len == 0)
-		return fail(l, m, ERR_INVALID, path, "must not be empty");
+		return fail(l, v, ERR_INVALID, "must not be empty");
 	return ERR_OK;
 }
 
 /* "" or "/a/b": routes are prefix + "/filter", so a trailing slash would
  * double up, and a lone "/" means no prefix. */
-static enum err check_url_prefix(struct loader *l, const char *path,
-				 const yaml_mark_t *m, const char *text, size_t *len)
+static enum err check_url_prefix(struct loader *l, const struct doc *v, const char *text,
+				 size_t *len)
 {
-	char q[QUOTE_CAP];
+	char q[DOC_QUOTE_CAP];
 	size_t i;
 
 	if (*len == 1 && text[0] == '/') {
@@ -804,65 +577,25 @@ static enum err check_url_prefix(struct loader *l, const char *path,
 	}
 	if (*len == 0)
 		return ERR_OK;
-	quote(q, sizeof q, text, *len);
+	doc_quote(q, sizeof q, text, *len);
 	if (text[0] != '/')
-		return fail(l, m, ERR_INVALID, path, "%s: must start with \"/\"", q);
+		return fail(l, v, ERR_INVALID, "%s: must start with \"/\"", q);
 	if (text[*len - 1] == '/')
-		return fail(l, m, ERR_INVALID, path, "%s: must not end with \"/\"", q);
+		return fail(l, v, ERR_INVALID, "%s: must not end with \"/\"", q);
 	for (i = 0; i < *len; i++) {
 		unsigned char c = (unsigned char)text[i];
 
 		if (c <= 0x20 || c == 0x7f || c == '?' || c == '#')
-			return fail(l, m, ERR_INVALID, path,
+			return fail(l, v, ERR_INVALID,
 				    "%s: must not contain spaces, control characters, \"?\" or \"#\"",
 				    q);
 	}
 	return ERR_OK;
 }
 
-static void set_source(void *base, int v)
-{
-	((struct config *)base)->inventory_source = (enum config_source)v;
-}
+/* ---- The schema -------------------------------------------------------- */
 
-static void set_on_stale(void *base, int v)
-{
-	((struct config *)base)->on_stale = (enum config_on_stale)v;
-}
-
-static void set_missing(void *base, int v)
-{
-	((struct config *)base)->missing_inventory = (enum config_missing)v;
-}
-
-static void set_log_level(void *base, int v)
-{
-	((struct config *)base)->log_level = (enum log_level)v;
-}
-
-static void set_strategy(void *base, int v)
-{
-	((struct config *)base)->scoring.strategy = (enum score_strategy)v;
-}
-
-static void set_ledger_enabled(void *base, int v)
-{
-	((struct config *)base)->ledger_enabled = v != 0;
-}
-
-static void set_ledger_mode(void *base, int v)
-{
-	((struct config *)base)->ledger_mode = (enum ledger_mode)v;
-}
-
-static void set_bind_enabled(void *base, int v)
-{
-	((struct config *)base)->bind_enabled = v != 0;
-}
-
-/* In enum order, so that the index is the value (the ledger and log own
- * theirs). */
-static const char *const bool_names[] = { "false", "true", NULL };
+/* In enum order, so that the index is the value. */
 static const char *const source_names[] = { "files", "kubernetes", NULL };
 static const char *const on_stale_names[] = { "failClosed", "failOpen", NULL };
 static const char *const missing_names[] = { "allow", "deny", NULL };
@@ -870,38 +603,47 @@ static const char *const missing_names[] = { "allow", "deny", NULL };
 #define NFIELDS(a) (sizeof (a) / sizeof (a)[0])
 #define CFG(member) offsetof(struct config, member)
 
+/* One row of the table per key: name, member, default, then its range or
+ * its check. */
+#define STRING(k, m, d, chk) \
+	.key = (k), .kind = K_STRING, .offset = CFG(m), .def_text = (d), .check = (chk)
+#define NUMBER(kd, k, m, d, lo, hi, r) \
+	.key = (k), .kind = (kd), .offset = CFG(m), .def = (d), .min = (lo), .max = (hi), \
+	.range = (r)
+#define INT(...) NUMBER(K_INT, __VA_ARGS__)
+#define DURATION(...) NUMBER(K_DURATION, __VA_ARGS__)
+#define BYTES(...) NUMBER(K_BYTES, __VA_ARGS__)
+#define ENUM(k, m, d, n) .key = (k), .kind = K_ENUM, .offset = CFG(m), .def = (d), .names = (n)
+#define BOOL(k, m, d) .key = (k), .kind = K_BOOL, .offset = CFG(m), .def = (d)
+#define SECTION(k, f) .key = (k), .kind = K_SECTION, .fields = (f), .nfields = NFIELDS(f)
+
+#define KiB ((int64_t)1 << 10)
+#define MiB ((int64_t)1 << 20)
+#define GiB ((int64_t)1 << 30)
+#define TiB ((int64_t)1 << 40)
+
 static const struct field tls_fields[] = {
-	{ .key = "certFile", .kind = K_STRING, .offset = CFG(tls_cert_file),
-	  .check = check_nonempty, .slot = SLOT_TLS_CERT },
-	{ .key = "keyFile", .kind = K_STRING, .offset = CFG(tls_key_file),
-	  .check = check_nonempty, .slot = SLOT_TLS_KEY },
-	{ .key = "clientCAFile", .kind = K_STRING, .offset = CFG(tls_client_ca_file),
-	  .check = check_nonempty, .slot = SLOT_TLS_CA },
+	{ STRING("certFile", tls_cert_file, NULL, check_nonempty), .slot = SLOT_TLS_CERT },
+	{ STRING("keyFile", tls_key_file, NULL, check_nonempty), .slot = SLOT_TLS_KEY },
+	{ STRING("clientCAFile", tls_client_ca_file, NULL, check_nonempty), .slot = SLOT_TLS_CA },
 	{ .key = "clientNames", .kind = K_NAMES, .offset = CFG(tls_client_names),
 	  .count = CFG(ntls_client_names), .slot = SLOT_TLS_NAMES },
 };
 
 static const struct field inventory_fields[] = {
-	{ .key = "source", .kind = K_ENUM, .names = source_names, .set = set_source },
-	{ .key = "dir", .kind = K_STRING, .offset = CFG(inventory_dir),
-	  .check = check_nonempty },
-	{ .key = "pollInterval", .kind = K_DURATION, .offset = CFG(inventory_poll_ms),
-	  .min = 50, .max = 3600000, .range = "50ms..1h" },
-	{ .key = "maxFileBytes", .kind = K_BYTES, .offset = CFG(inventory_max_file_bytes),
-	  .min = 1024, .max = (int64_t)64 << 20, .range = "1Ki..64Mi" },
-	{ .key = "kubeconfig", .kind = K_STRING, .offset = CFG(kubeconfig),
-	  .check = check_nonempty, .slot = SLOT_KUBECONFIG },
-	{ .key = "staleAfter", .kind = K_DURATION, .offset = CFG(stale_after_ms),
-	  .min = 1000, .max = 86400000, .range = "1s..24h" },
-	{ .key = "onStale", .kind = K_ENUM, .names = on_stale_names, .set = set_on_stale },
-	{ .key = "watchIdleTimeout", .kind = K_DURATION, .offset = CFG(watch_idle_timeout_ms),
-	  .min = 1000, .max = 3600000, .range = "1s..1h" },
-	{ .key = "requestTimeout", .kind = K_DURATION, .offset = CFG(request_timeout_ms),
-	  .min = 1000, .max = 600000, .range = "1s..10m" },
-	{ .key = "maxEventBytes", .kind = K_BYTES, .offset = CFG(max_event_bytes),
-	  .min = 64 * 1024, .max = (int64_t)1 << 30, .range = "64Ki..1Gi" },
+	{ ENUM("source", inventory_source, CONFIG_SOURCE_FILES, source_names) },
+	{ STRING("dir", inventory_dir, "config/examples", check_nonempty) },
+	{ DURATION("pollInterval", inventory_poll_ms, 500, 50, 3600000, "50ms..1h") },
+	{ BYTES("maxFileBytes", inventory_max_file_bytes, 16 * MiB, KiB, 64 * MiB, "1Ki..64Mi") },
+	{ STRING("kubeconfig", kubeconfig, NULL, check_nonempty), .slot = SLOT_KUBECONFIG },
+	{ DURATION("staleAfter", stale_after_ms, 300000, 1000, 86400000, "1s..24h") },
+	{ ENUM("onStale", on_stale, CONFIG_STALE_FAIL_CLOSED, on_stale_names) },
+	{ DURATION("watchIdleTimeout", watch_idle_timeout_ms, 90000, 1000, 3600000, "1s..1h") },
+	{ DURATION("requestTimeout", request_timeout_ms, 30000, 1000, 600000, "1s..10m") },
+	{ BYTES("maxEventBytes", max_event_bytes, 16 * MiB, 64 * KiB, GiB, "64Ki..1Gi") },
 };
 
+/* The items of scoring.resources: no defaults, both keys are required. */
 static const struct field weight_fields[] = {
 	{ .key = "name", .kind = K_STRING, .offset = offsetof(struct score_weight, name),
 	  .check = check_nonempty, .slot = SLOT_RES_NAME },
@@ -910,106 +652,75 @@ static const struct field weight_fields[] = {
 };
 
 static const struct field scoring_fields[] = {
-	{ .key = "strategy", .kind = K_STRATEGY, .set = set_strategy },
+	{ .key = "strategy", .kind = K_STRATEGY, .offset = CFG(scoring.strategy),
+	  .def = SCORE_LEAST_ALLOCATED },
 	{ .key = "resources", .kind = K_WEIGHTS, .offset = CFG(scoring),
 	  .fields = weight_fields, .nfields = NFIELDS(weight_fields) },
 };
 
 static const struct field limits_fields[] = {
-	{ .key = "maxBodyBytes", .kind = K_BYTES, .offset = CFG(max_body_bytes),
-	  .min = 1024, .max = 1024 * 1024 * 1024, .range = "1Ki..1Gi" },
-	{ .key = "maxConnections", .kind = K_INT, .offset = CFG(max_connections),
-	  .min = 1, .max = 100000, .range = "1..100000" },
+	{ BYTES("maxBodyBytes", max_body_bytes, 8 * MiB, KiB, GiB, "1Ki..1Gi") },
+	{ INT("maxConnections", max_connections, 256, 1, 100000, "1..100000") },
 	/* kube-scheduler's Go transport drops idle connections after 90 s;
 	 * a server that closes at the same moment races it and a request
 	 * sent on a dying connection fails. */
-	{ .key = "idleTimeout", .kind = K_DURATION, .offset = CFG(idle_timeout_ms),
-	  .min = 90001, .max = 3600000, .range = "more than 90s, up to 1h",
+	{ DURATION("idleTimeout", idle_timeout_ms, 120000, 90001, 3600000,
+		   "more than 90s, up to 1h"),
 	  .below = "must be more than 90s (kube-scheduler closes idle connections at 90s)" },
 	/* From accept (or from the request line on a kept-alive connection)
 	 * to the last byte of the request: silent and trickling clients give
 	 * their connection back after this, whatever the idle timeout. */
-	{ .key = "requestTimeout", .kind = K_DURATION, .offset = CFG(http_request_timeout_ms),
-	  .min = 1000, .max = 600000, .range = "1s..10m" },
+	{ DURATION("requestTimeout", http_request_timeout_ms, 10000, 1000, 600000, "1s..10m") },
 	/* kube-scheduler comes from one address: keep this well above the
 	 * binds it runs at once (0 turns the cap off). */
-	{ .key = "maxConnectionsPerClient", .kind = K_INT,
-	  .offset = CFG(max_connections_per_client),
-	  .min = 0, .max = 100000, .range = "0..100000" },
-	{ .key = "maxBufferedBytes", .kind = K_BYTES, .offset = CFG(max_buffered_bytes),
-	  .min = 1024, .max = (int64_t)1 << 40, .range = "1Ki..1Ti", .slot = SLOT_MAX_BUFFERED },
+	{ INT("maxConnectionsPerClient", max_connections_per_client, 64, 0, 100000,
+	      "0..100000") },
+	/* 0: 64 MiB, or maxBodyBytes when larger. */
+	{ BYTES("maxBufferedBytes", max_buffered_bytes, 0, KiB, TiB, "1Ki..1Ti"),
+	  .slot = SLOT_MAX_BUFFERED },
 };
 
-/* limits: the buffer shared by all requests must hold the largest one
- * (unset, it grows with maxBodyBytes). */
-static enum err check_limits(struct loader *l, const struct config *c)
-{
-	if (c->max_buffered_bytes != 0 && c->max_buffered_bytes < c->max_body_bytes)
-		return fail(l, &l->value_mark[SLOT_MAX_BUFFERED], ERR_INVALID,
-			    "limits.maxBufferedBytes",
-			    "%lld is less than limits.maxBodyBytes (%lld): the largest body "
-			    "allowed could never be taken",
-			    (long long)c->max_buffered_bytes, (long long)c->max_body_bytes);
-	return ERR_OK;
-}
-
 static const struct field decision_log_fields[] = {
-	{ .key = "path", .kind = K_STRING, .offset = CFG(decision_log_path),
-	  .check = check_nonempty },
-	{ .key = "maxBytes", .kind = K_BYTES, .offset = CFG(decision_log_max_bytes),
-	  .min = 64 * 1024, .max = (int64_t)1 << 40, .range = "64Ki..1Ti" },
-	{ .key = "maxFiles", .kind = K_INT, .offset = CFG(decision_log_max_files),
-	  .min = 1, .max = 100, .range = "1..100" },
-	{ .key = "queue", .kind = K_INT, .offset = CFG(decision_log_queue),
-	  .min = 16, .max = 1000000, .range = "16..1000000" },
+	{ STRING("path", decision_log_path, NULL, check_nonempty) },
+	{ BYTES("maxBytes", decision_log_max_bytes, 64 * MiB, 64 * KiB, TiB, "64Ki..1Ti") },
+	{ INT("maxFiles", decision_log_max_files, 3, 1, 100, "1..100") },
+	{ INT("queue", decision_log_queue, 4096, 16, 1000000, "16..1000000") },
 };
 
 static const struct field ledger_fields[] = {
-	{ .key = "enabled", .kind = K_ENUM, .names = bool_names, .set = set_ledger_enabled },
-	{ .key = "mode", .kind = K_ENUM, .names = ledger_mode_names, .set = set_ledger_mode },
-	{ .key = "assumeTTL", .kind = K_DURATION, .offset = CFG(ledger_assume_ttl_ms),
-	  .min = 1000, .max = 3600000, .range = "1s..1h" },
-	{ .key = "maxAssumeAge", .kind = K_DURATION, .offset = CFG(ledger_max_assume_age_ms),
-	  .min = 1000, .max = 86400000, .range = "1s..24h" },
+	{ BOOL("enabled", ledger_enabled, true) },
+	{ ENUM("mode", ledger_mode, LEDGER_PREDICTED, ledger_mode_names) },
+	{ DURATION("assumeTTL", ledger_assume_ttl_ms, 30000, 1000, 3600000, "1s..1h") },
+	{ DURATION("maxAssumeAge", ledger_max_assume_age_ms, 600000, 1000, 86400000,
+		   "1s..24h") },
 };
 
 static const struct field bind_fields[] = {
-	{ .key = "enabled", .kind = K_ENUM, .names = bool_names, .set = set_bind_enabled,
-	  .slot = SLOT_BIND },
+	{ BOOL("enabled", bind_enabled, false), .slot = SLOT_BIND },
 };
 
 static const struct field log_fields[] = {
-	{ .key = "level", .kind = K_ENUM, .names = log_level_names, .set = set_log_level },
+	{ ENUM("level", log_level, LOG_LEVEL_INFO, log_level_names) },
 };
 
 static const struct field top_fields[] = {
-	{ .key = "listen", .kind = K_STRING, .offset = CFG(listen),
-	  .check = check_hostport },
-	{ .key = "metricsListen", .kind = K_STRING, .offset = CFG(metrics_listen),
-	  .check = check_hostport, .slot = SLOT_METRICS_LISTEN },
-	{ .key = "urlPrefix", .kind = K_STRING, .offset = CFG(url_prefix),
-	  .check = check_url_prefix },
-	{ .key = "tls", .kind = K_SECTION, .fields = tls_fields,
-	  .nfields = NFIELDS(tls_fields) },
-	{ .key = "inventory", .kind = K_SECTION, .fields = inventory_fields,
-	  .nfields = NFIELDS(inventory_fields) },
-	{ .key = "missingInventory", .kind = K_ENUM, .names = missing_names,
-	  .set = set_missing },
-	{ .key = "scoring", .kind = K_SECTION, .fields = scoring_fields,
-	  .nfields = NFIELDS(scoring_fields) },
-	{ .key = "limits", .kind = K_SECTION, .fields = limits_fields,
-	  .nfields = NFIELDS(limits_fields) },
-	{ .key = "threads", .kind = K_INT, .offset = CFG(threads),
-	  .min = 1, .max = 64, .range = "1..64" },
-	{ .key = "log", .kind = K_SECTION, .fields = log_fields,
-	  .nfields = NFIELDS(log_fields) },
-	{ .key = "decisionLog", .kind = K_SECTION, .fields = decision_log_fields,
-	  .nfields = NFIELDS(decision_log_fields) },
-	{ .key = "ledger", .kind = K_SECTION, .fields = ledger_fields,
-	  .nfields = NFIELDS(ledger_fields) },
-	{ .key = "bind", .kind = K_SECTION, .fields = bind_fields,
-	  .nfields = NFIELDS(bind_fields) },
+	{ STRING("listen", listen, "127.0.0.1:8888", check_hostport) },
+	{ STRING("metricsListen", metrics_listen, NULL, check_hostport),
+	  .slot = SLOT_METRICS_LISTEN },
+	{ STRING("urlPrefix", url_prefix, "", check_url_prefix) },
+	{ SECTION("tls", tls_fields) },
+	{ SECTION("inventory", inventory_fields) },
+	{ ENUM("missingInventory", missing_inventory, CONFIG_MISSING_ALLOW, missing_names) },
+	{ SECTION("scoring", scoring_fields) },
+	{ SECTION("limits", limits_fields) },
+	{ INT("threads", threads, 2, 1, 64, "1..64") },
+	{ SECTION("log", log_fields) },
+	{ SECTION("decisionLog", decision_log_fields) },
+	{ SECTION("ledger", ledger_fields) },
+	{ SECTION("bind", bind_fields) },
 };
+
+/* ---- Rules between keys ------------------------------------------------ */
 
 /* A listener only this machine can reach (NULL: the main one stands in). */
 static bool loopback(const char *hostport)
@@ -1091,15 +802,30 @@ static bool find_violation(const struct config *c, struct violation *v)
 	return false;
 }
 
-/* The rules between keys, checked once everything is read; each names the key
- * that cannot stand as written. */
+/* The rules between keys, checked once everything is read; each names the
+ * key that cannot stand as written. The limits rule comes last: the buffer
+ * shared by all requests must hold the largest one (unset, it grows with
+ * maxBodyBytes). */
 static enum err cross_check(struct loader *l, const struct config *c)
 {
-	struct violation v;
+	const struct doc *v;
+	struct violation rule;
 
-	if (find_violation(c, &v))
-		return ERR_OK;
-	return fail(l, &l->key_mark[v.slot], ERR_INVALID, v.section, "%s", v.problem);
+	doc_path_init(&l->path);
+	if (!find_violation(c, &rule)) {
+		v = l->slot[rule.slot];
+		doc_path_key(&l->path, rule.section);
+		return fail_at(l, v ? v->key_line : 1, v ? v->key_column : 1, ERR_INVALID,
+			       "%s", rule.problem);
+	}
+	if (c->max_buffered_bytes != 0 && c->max_buffered_bytes < c->max_body_bytes) {
+		doc_path_key(&l->path, "limits.maxBufferedBytes");
+		return fail(l, l->slot[SLOT_MAX_BUFFERED], ERR_INVALID,
+			    "%lld is less than limits.maxBodyBytes (%lld): the largest body "
+			    "allowed could never be taken",
+			    (long long)c->max_buffered_bytes, (long long)c->max_body_bytes);
+	}
+	return ERR_OK;
 }
 
 enum err config_check(const struct config *c, struct errmsg *msg)
@@ -1115,100 +841,99 @@ enum err config_check(const struct config *c, struct errmsg *msg)
 	return ERR_INVALID;
 }
 
-static enum err load(struct loader *l, struct config *c)
+static enum err load(struct loader *l, const char *buf, size_t len, struct config *c)
 {
+	struct doc **docs = NULL;
+	size_t ndocs = 0;
 	enum err rc;
 
-	if ((rc = check_stream(l)) != ERR_OK)
+	rc = doc_parse_yaml_rules(buf, len, l->origin, &config_yaml, &docs, &ndocs, l->msg);
+	if (rc != ERR_OK)
 		return rc;
-	parser_open(l, &l->parser);
-	/* The first pass vouched for the stream's shape: STREAM_START, then
-	 * at most one document. */
-	if ((rc = next(l)) != ERR_OK || (rc = next(l)) != ERR_OK)
-		goto out;
-	if (l->ev.type == YAML_DOCUMENT_START_EVENT) {
-		if ((rc = next(l)) != ERR_OK)
-			goto out;
-		if (l->ev.type == YAML_MAPPING_START_EVENT)
-			rc = parse_mapping(l, top_fields, NFIELDS(top_fields), c, "");
-		else if (!ev_is_null(&l->ev))
-			rc = fail(l, &l->ev.start_mark, ERR_INVALID, NULL,
-				  "expected a mapping at the top level, got %s",
-				  event_kind(&l->ev));
-		if (rc != ERR_OK)
-			goto out;
-	}
-	rc = cross_check(l, c);
+	doc_path_init(&l->path);
+	/* The rules allow at most one document; none is an empty file. */
+	if (ndocs == 1 && docs[0]->kind == DOC_OBJECT)
+		rc = read_mapping(l, top_fields, NFIELDS(top_fields), docs[0], c);
+	else if (ndocs == 1 && !doc_is_null(docs[0]))
+		rc = fail(l, docs[0], ERR_INVALID, "expected a mapping at the top level, got %s",
+			  yaml_kind(docs[0]));
 	if (rc == ERR_OK)
-		rc = check_limits(l, c);
-out:
-	if (l->have_event)
-		yaml_event_delete(&l->ev);
-	l->have_event = false;
-	yaml_parser_delete(&l->parser);
+		rc = cross_check(l, c);
+	doc_free_all(docs, ndocs);
 	return rc;
 }
 
 /* ---- Public ------------------------------------------------------------ */
 
+/* Sets every key of fields[] over base to its default. */
+static void set_defaults(const struct field *fields, size_t n, void *base)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct field *f = &fields[i];
+
+		switch (f->kind) {
+		case K_STRING:
+			*(char **)at(base, f->offset) = f->def_text ? xstrdup(f->def_text) : NULL;
+			break;
+		case K_INT:
+		case K_DURATION:
+		case K_BYTES:
+			*(int64_t *)at(base, f->offset) = f->def;
+			break;
+		case K_ENUM:
+		case K_STRATEGY:
+			store_enum(at(base, f->offset), (int)f->def);
+			break;
+		case K_BOOL:
+			*(bool *)at(base, f->offset) = f->def != 0;
+			break;
+		case K_SECTION:
+			set_defaults(f->fields, f->nfields, base);
+			break;
+		case K_NAMES:
+		case K_WEIGHTS:
+			break; /* empty: zeroed by the caller */
+		}
+	}
+}
+
+/* Frees what the keys of fields[] own over base. */
+static void free_fields(const struct field *fields, size_t n, void *base)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		const struct field *f = &fields[i];
+
+		if (f->kind == K_STRING) {
+			free(*(char **)at(base, f->offset));
+		} else if (f->kind == K_NAMES) {
+			char **list = *(char ***)at(base, f->offset);
+
+			for (j = 0; j < *(size_t *)at(base, f->count); j++)
+				free(list[j]);
+			free(list);
+		} else if (f->kind == K_WEIGHTS) {
+			score_config_cleanup(at(base, f->offset));
+		} else if (f->kind == K_SECTION) {
+			free_fields(f->fields, f->nfields, base);
+		}
+	}
+}
+
 void config_init(struct config *c)
 {
 	memset(c, 0, sizeof *c);
-	c->listen = xstrdup("127.0.0.1:8888");
-	c->metrics_listen = NULL;
-	c->url_prefix = xstrdup("");
-	c->inventory_source = CONFIG_SOURCE_FILES;
-	c->inventory_dir = xstrdup("config/examples");
-	c->inventory_poll_ms = 500;
-	c->inventory_max_file_bytes = (int64_t)16 << 20;
-	c->kubeconfig = NULL;
-	c->stale_after_ms = 300000;
-	c->watch_idle_timeout_ms = 90000;
-	c->request_timeout_ms = 30000;
-	c->max_event_bytes = (int64_t)16 << 20;
-	c->decision_log_path = NULL;
-	c->decision_log_max_bytes = (int64_t)64 << 20;
-	c->decision_log_max_files = 3;
-	c->decision_log_queue = 4096;
-	c->on_stale = CONFIG_STALE_FAIL_CLOSED;
-	c->missing_inventory = CONFIG_MISSING_ALLOW;
-	c->scoring.strategy = SCORE_LEAST_ALLOCATED;
-	c->scoring.weights = NULL;
-	c->scoring.nweights = 0;
-	c->max_body_bytes = (int64_t)8 << 20;
-	c->max_connections = 256;
-	c->idle_timeout_ms = 120000;
-	c->http_request_timeout_ms = 10000;
-	c->max_connections_per_client = 64;
-	c->max_buffered_bytes = 0; /* 64 MiB, or maxBodyBytes when larger */
-	c->threads = 2;
-	c->log_level = LOG_LEVEL_INFO;
-	c->ledger_enabled = true;
-	c->ledger_mode = LEDGER_PREDICTED;
-	c->ledger_assume_ttl_ms = 30000;
-	c->ledger_max_assume_age_ms = 600000;
-	c->bind_enabled = false;
+	set_defaults(top_fields, NFIELDS(top_fields), c);
 }
 
 void config_cleanup(struct config *c)
 {
-	size_t i;
-
 	if (c == NULL)
 		return;
-	free(c->listen);
-	free(c->metrics_listen);
-	free(c->url_prefix);
-	free(c->tls_cert_file);
-	free(c->tls_key_file);
-	free(c->tls_client_ca_file);
-	for (i = 0; i < c->ntls_client_names; i++)
-		free(c->tls_client_names[i]);
-	free(c->tls_client_names);
-	free(c->inventory_dir);
-	free(c->kubeconfig);
-	free(c->decision_log_path);
-	score_config_cleanup(&c->scoring);
+	free_fields(top_fields, NFIELDS(top_fields), c);
 	memset(c, 0, sizeof *c);
 }
 
@@ -1227,11 +952,9 @@ enum err config_load_buffer(const char *buf, size_t len, const char *origin,
 	}
 	memset(&l, 0, sizeof l);
 	l.origin = origin;
-	l.buf = buf;
-	l.len = len;
 	l.msg = msg;
 	config_init(&tmp);
-	rc = load(&l, &tmp);
+	rc = load(&l, buf, len, &tmp);
 	/* A NULL out only validates. */
 	if (rc == ERR_OK && out != NULL) {
 		/* Swap: the caller's old config goes out with the scratch one. */
@@ -1243,7 +966,6 @@ enum err config_load_buffer(const char *buf, size_t len, const char *origin,
 	config_cleanup(&tmp);
 	return rc;
 }
-
 
 enum err config_load_file(const char *path, struct config *out, struct errmsg *msg)
 {

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The service configuration: a YAML file (libyaml) decoded into a struct with
- * defaults, validated field by field. Unknown keys, duplicate keys, wrong
- * types and out-of-range values are errors that name file:line:column. The
- * only place that knows YAML for configuration; config/example.yaml
- * documents every key. */
+/* The service configuration: a YAML file, read through the document layer
+ * (extender/codec/doc.h), decoded into a struct with defaults, validated
+ * field by field. Unknown keys, duplicate keys, wrong types and
+ * out-of-range values are errors that name file:line:column. The only place
+ * that knows the configuration's keys; config/example.yaml documents every
+ * key. */
 #ifndef EXTENDER_CONFIG_H
 #define EXTENDER_CONFIG_H
 

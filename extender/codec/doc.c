@@ -226,13 +226,43 @@ enum err doc_read_string(const struct doc *d, unsigned flags, const char **out,
 	return ERR_OK;
 }
 
+enum err doc_int_parse(const char *text, size_t len, unsigned flags, int64_t *out)
+{
+	bool strict = (flags & DOC_INT_STRICT) != 0, neg = false, over = false;
+	uint64_t v = 0, limit;
+	size_t i = 0;
+
+	if (len > 0 && (text[0] == '-' || (text[0] == '+' && !strict))) {
+		neg = text[0] == '-';
+		i = 1;
+	}
+	if (i == len)
+		return ERR_INVALID;
+	if (strict && text[i] == '0' && len - i > 1)
+		return ERR_INVALID;
+	limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+	for (; i < len; i++) {
+		unsigned d = (unsigned char)text[i] - (unsigned)'0';
+
+		if (d > 9)
+			return ERR_INVALID;
+		/* Past the limit the rest is still read: "99...9x" is not an
+		 * integer at all, rather than one too large. */
+		if (over || v > (limit - d) / 10)
+			over = true;
+		else
+			v = v * 10 + d;
+	}
+	if (over)
+		return ERR_RANGE;
+	*out = neg ? (v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v) : (int64_t)v;
+	return ERR_OK;
+}
+
 enum err doc_read_int64(const struct doc *d, int64_t *out, struct errmsg *msg)
 {
 	char quoted[DOC_QUOTE_CAP];
-	const char *s;
-	bool neg = false;
-	uint64_t v = 0;
-	size_t i = 0;
+	enum err rc;
 
 	if (d == NULL) {
 		errmsg_set(msg, "missing");
@@ -242,36 +272,13 @@ enum err doc_read_int64(const struct doc *d, int64_t *out, struct errmsg *msg)
 		errmsg_set(msg, "expected an integer, got %s", doc_kind_name(d));
 		return ERR_INVALID;
 	}
-	s = d->text;
-	if (s[0] == '+' || s[0] == '-')
-		neg = s[i++] == '-';
-	if (i == d->len)
-		goto not_int;
-	for (; i < d->len; i++) {
-		if (!is_digit(s[i]))
-			goto not_int;
-		if (v > (UINT64_MAX - 9) / 10)
-			goto range;
-		v = v * 10 + (uint64_t)(s[i] - '0');
+	rc = doc_int_parse(d->text, d->len, 0, out);
+	if (rc != ERR_OK) {
+		doc_quote(quoted, sizeof quoted, d->text, d->len);
+		errmsg_set(msg, "%s: %s", quoted,
+			   rc == ERR_RANGE ? "out of range" : "not an integer");
 	}
-	if (neg) {
-		if (v > (uint64_t)INT64_MAX + 1)
-			goto range;
-		*out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
-	} else {
-		if (v > (uint64_t)INT64_MAX)
-			goto range;
-		*out = (int64_t)v;
-	}
-	return ERR_OK;
-not_int:
-	doc_quote(quoted, sizeof quoted, d->text, d->len);
-	errmsg_set(msg, "%s: not an integer", quoted);
-	return ERR_INVALID;
-range:
-	doc_quote(quoted, sizeof quoted, d->text, d->len);
-	errmsg_set(msg, "%s: out of range", quoted);
-	return ERR_RANGE;
+	return rc;
 }
 
 void doc_path_init(struct doc_path *p)
@@ -320,21 +327,32 @@ void doc_path_pop(struct doc_path *p, size_t mark)
 	}
 }
 
+/* "where: path: problem", or "where: problem" for an empty path. */
+static void vmessage(struct errmsg *msg, const char *where, const struct doc_path *path,
+		     const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));
+
+static void vmessage(struct errmsg *msg, const char *where, const struct doc_path *path,
+		     const char *fmt, va_list ap)
+{
+	char problem[sizeof msg->text];
+
+	vsnprintf(problem, sizeof problem, fmt, ap);
+	if (path == NULL || path->len == 0)
+		errmsg_set(msg, "%s: %s", where, problem);
+	else
+		errmsg_set(msg, "%s: %s: %s", where, path->text, problem);
+}
+
 void doc_errorf(struct errmsg *msg, const char *origin,
 		const struct doc_path *path, const char *fmt, ...)
 {
-	char problem[sizeof msg->text];
 	va_list ap;
 
 	if (msg == NULL)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(problem, sizeof problem, fmt, ap);
+	vmessage(msg, origin, path, fmt, ap);
 	va_end(ap);
-	if (path == NULL || path->len == 0)
-		errmsg_set(msg, "%s: %s", origin, problem);
-	else
-		errmsg_set(msg, "%s: %s: %s", origin, path->text, problem);
 }
 
 void doc_error_prefix(struct errmsg *msg, const char *origin,
@@ -344,6 +362,27 @@ void doc_error_prefix(struct errmsg *msg, const char *origin,
 		errmsg_prefix(msg, "%s: ", origin);
 	else
 		errmsg_prefix(msg, "%s: %s: ", origin, path->text);
+}
+
+void doc_verror_at(struct errmsg *msg, const char *origin, unsigned line,
+		   unsigned column, const struct doc_path *path, const char *fmt, va_list ap)
+{
+	char where[sizeof msg->text];
+
+	if (msg == NULL)
+		return;
+	snprintf(where, sizeof where, "%s:%u:%u", origin, line, column);
+	vmessage(msg, where, path, fmt, ap);
+}
+
+void doc_error_at(struct errmsg *msg, const char *origin, unsigned line,
+		  unsigned column, const struct doc_path *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	doc_verror_at(msg, origin, line, column, path, fmt, ap);
+	va_end(ap);
 }
 
 void doc_quote(char *buf, size_t cap, const char *text, size_t len)

@@ -13,6 +13,7 @@
 #ifndef EXTENDER_DOC_H
 #define EXTENDER_DOC_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -53,15 +54,17 @@ struct doc {
 	/* 1-based start of the node in the source; 0 when unknown (JSON). */
 	unsigned line;
 	unsigned column;
+	/* The value of an object member: where its key starts, so messages
+	 * about the key ("unknown key") point at it. 0 when unknown (JSON) or
+	 * not a member. */
+	unsigned key_line;
+	unsigned key_column;
 };
 
 /* Parses buf[0..len). If the first non-whitespace byte is '{' or '[' the text
  * is strict JSON (one value, nothing after it, UTF-8 checked, nesting up to
  * DOC_MAX_DEPTH, duplicate keys and keys holding \u0000 rejected) and yields
- * one document; otherwise it is a YAML stream yielding one document per "---"
- * section (an empty section yields a DOC_PLAIN "" root; an empty stream
- * yields none). YAML anchors, aliases, non-scalar keys, keys holding NULs and
- * duplicate keys are rejected, and so is nesting beyond DOC_MAX_DEPTH.
+ * one document; otherwise it is a YAML stream read with doc_yaml_documents.
  * On success *docs is an array of *ndocs trees (free with doc_free_all; it may
  * be NULL when *ndocs is 0). Errors: ERR_PARSE with msg "origin:line:col:
  * problem" (YAML) or "origin: invalid JSON at byte N: problem";
@@ -69,11 +72,35 @@ struct doc {
 enum err doc_parse(const char *buf, size_t len, const char *origin,
 		   struct doc ***docs, size_t *ndocs, struct errmsg *msg);
 
+/* What a YAML read accepts beyond libyaml's grammar. Always refused:
+ * anchors and aliases (expanding them lets a few bytes build a huge tree),
+ * non-scalar keys, keys holding NULs, and a key repeated in one mapping
+ * (readers differ on which value wins), reported at the repeat with the
+ * mapping's field path. */
+struct doc_yaml_rules {
+	unsigned max_depth;     /* collections nested deeper are refused; at most
+				 * DOC_MAX_DEPTH */
+	bool one_document;      /* a second document: "only one YAML document
+				 * is allowed" */
+	bool no_tags;           /* any tag, !!str too: "tags are not allowed" */
+	/* How the refusals of anchors, aliases and depth read. */
+	const char *no_anchors, *no_aliases, *too_deep;
+};
+
+/* Kubernetes objects: one document per "---" section (an empty section
+ * yields a DOC_PLAIN "" root; an empty stream yields none), tags allowed
+ * (!!str makes a DOC_STRING), DOC_MAX_DEPTH deep. */
+extern const struct doc_yaml_rules doc_yaml_documents;
+
 /* The two back ends of doc_parse, for callers that know the format. */
 enum err doc_parse_json(const char *buf, size_t len, const char *origin,
 			struct doc **out, struct errmsg *msg);
 enum err doc_parse_yaml(const char *buf, size_t len, const char *origin,
 			struct doc ***docs, size_t *ndocs, struct errmsg *msg);
+/* doc_parse_yaml under other rules (libyaml is used nowhere else). */
+enum err doc_parse_yaml_rules(const char *buf, size_t len, const char *origin,
+			      const struct doc_yaml_rules *rules, struct doc ***docs,
+			      size_t *ndocs, struct errmsg *msg);
 
 struct json_object;
 
@@ -161,6 +188,14 @@ enum err doc_read_string(const struct doc *d, unsigned flags, const char **out,
  * int64. msg carries no origin or path. */
 enum err doc_read_int64(const struct doc *d, int64_t *out, struct errmsg *msg);
 
+/* The one decimal integer grammar, on text[0..len): an optional sign, then
+ * digits. DOC_INT_STRICT also refuses a '+' and leading zeros ("010", which
+ * YAML 1.1 readers take as octal), for hand-written files where a guess
+ * would be wrong. ERR_OK; ERR_INVALID when the text is not of the grammar;
+ * ERR_RANGE when it is but does not fit in int64. *out is set on ERR_OK. */
+#define DOC_INT_STRICT 0x1u
+enum err doc_int_parse(const char *text, size_t len, unsigned flags, int64_t *out);
+
 /* A field path such as "items[2].zones[1].resources[0].available", built while
  * walking a tree. Paths longer than the buffer are cut, never overrun. */
 struct doc_path {
@@ -182,6 +217,14 @@ void doc_errorf(struct errmsg *msg, const char *origin,
 /* Prefixes msg's current text (a problem) with "origin: path: ". */
 void doc_error_prefix(struct errmsg *msg, const char *origin,
 		      const struct doc_path *path);
+/* Sets msg to "origin:LINE:COLUMN: path: problem" (no "path: " for an empty
+ * or NULL path), the shape of every message about a place in a YAML text. */
+void doc_error_at(struct errmsg *msg, const char *origin, unsigned line,
+		  unsigned column, const struct doc_path *path, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+void doc_verror_at(struct errmsg *msg, const char *origin, unsigned line,
+		   unsigned column, const struct doc_path *path, const char *fmt, va_list ap)
+	__attribute__((format(printf, 6, 0)));
 
 /* Room doc_quote needs for any input. */
 #define DOC_QUOTE_CAP (64 * 4 + 16)

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* YAML -> document trees with libyaml's event API. The event API is used
- * rather than yaml_parser_load because it lets us refuse anchors and aliases
- * and cap the nesting depth before anything is built: libyaml 0.2.5 has no
- * depth limit of its own. libyaml never leaves this file. */
+ * rather than yaml_parser_load because it lets us refuse anchors, aliases
+ * and tags and cap the nesting depth before anything is built: libyaml 0.2.5
+ * has no depth limit of its own. Every check a YAML reader needs is made
+ * here, once, under the caller's doc_yaml_rules; libyaml never leaves this
+ * file. */
 #include "extender/codec/doc.h"
 
 #include <stdlib.h>
@@ -11,21 +13,31 @@
 #include <yaml.h>
 
 #include "base/xalloc.h"
-#include "extender/codec/yaml_error.h"
 
-/* A collection being filled. Objects hold their next key here until its
- * value arrives. */
+const struct doc_yaml_rules doc_yaml_documents = {
+	.max_depth = DOC_MAX_DEPTH,
+	.no_anchors = "anchors are not supported",
+	.no_aliases = "aliases are not supported",
+	.too_deep = "nesting deeper than 64 levels",
+};
+
+/* A collection being filled. Objects hold their next key, and where it
+ * starts, here until its value arrives. */
 struct frame {
 	struct doc *node;
 	size_t cap;
 	char *key;
+	unsigned key_line;
+	unsigned key_column;
 };
 
 struct builder {
 	const char *origin;
+	const struct doc_yaml_rules *rules;
 	struct errmsg *msg;
 	struct frame stack[DOC_MAX_DEPTH];
 	size_t depth;
+	size_t started;       /* documents begun */
 	struct doc *root;     /* of the document being read */
 	struct doc **docs;
 	size_t ndocs;
@@ -42,14 +54,77 @@ static unsigned mark_column(const yaml_mark_t *m)
 	return m->column >= UINT32_MAX ? UINT32_MAX : (unsigned)m->column + 1;
 }
 
+/* The field path of the collection at stack[level]: each frame below it
+ * holds it as its last child. */
+static void frame_path(const struct builder *b, size_t level, struct doc_path *p)
+{
+	size_t i;
+
+	doc_path_init(p);
+	for (i = 0; i < level; i++) {
+		const struct doc *parent = b->stack[i].node;
+
+		if (parent->kind == DOC_ARRAY)
+			doc_path_index(p, parent->nchildren - 1);
+		else
+			doc_path_key(p, parent->children[parent->nchildren - 1].key);
+	}
+}
+
 static enum err fail_at(struct builder *b, const yaml_mark_t *m,
 			const char *problem)
 {
-	errmsg_set(b->msg, "%s:%u:%u: %s", b->origin, mark_line(m),
-		   mark_column(m), problem);
+	doc_error_at(b->msg, b->origin, mark_line(m), mark_column(m), NULL, "%s",
+		     problem);
 	return ERR_PARSE;
 }
 
+/* libyaml's own complaint, in the same "origin:LINE:COLUMN: problem
+ * (context)" shape. */
+static enum err parser_failure(const yaml_parser_t *p, const char *buf, size_t len,
+			       const char *origin, struct errmsg *msg)
+{
+	const char *problem = p->problem != NULL ? p->problem : "syntax error";
+	size_t line = 1, column = 1, i;
+
+	switch (p->error) {
+	case YAML_MEMORY_ERROR:
+		abort(); /* out of memory aborts, as everywhere */
+	case YAML_READER_ERROR:
+		/* Bad encoding carries a byte offset, not a mark: count the
+		 * lines up to it so the message keeps its usual shape. */
+		for (i = 0; i < p->problem_offset && i < len; i++) {
+			if (buf[i] == '\n') {
+				line++;
+				column = 1;
+			} else {
+				column++;
+			}
+		}
+		if (p->problem_value != -1)
+			errmsg_set(msg, "%s:%zu:%zu: %s (#%X at byte %zu)", origin, line, column,
+				   problem, (unsigned)p->problem_value, p->problem_offset);
+		else
+			errmsg_set(msg, "%s:%zu:%zu: %s (at byte %zu)", origin, line, column, problem,
+				   p->problem_offset);
+		return ERR_PARSE;
+	case YAML_NO_ERROR:
+	case YAML_SCANNER_ERROR:
+	case YAML_PARSER_ERROR:
+	case YAML_COMPOSER_ERROR:
+	case YAML_WRITER_ERROR:
+	case YAML_EMITTER_ERROR:
+		break;
+	}
+	if (p->context != NULL)
+		errmsg_set(msg, "%s:%zu:%zu: %s (%s at line %zu, column %zu)", origin,
+			   p->problem_mark.line + 1, p->problem_mark.column + 1, problem, p->context,
+			   p->context_mark.line + 1, p->context_mark.column + 1);
+	else
+		errmsg_set(msg, "%s:%zu:%zu: %s", origin, p->problem_mark.line + 1,
+			   p->problem_mark.column + 1, problem);
+	return ERR_PARSE;
+}
 
 static bool tag_is_str(const yaml_char_t *tag)
 {
@@ -88,12 +163,25 @@ static void append_child(struct frame *f, char *key, struct doc *value)
 	parent->nchildren++;
 }
 
+/* A collection where a key belongs: refused with the mapping's path. */
+static enum err key_not_scalar(struct builder *b, const struct doc *node)
+{
+	struct doc_path p;
+
+	frame_path(b, b->depth - 1, &p);
+	doc_error_at(b->msg, b->origin, node->line, node->column, &p,
+		     "a mapping key must be a scalar, got %s",
+		     node->kind == DOC_ARRAY ? "a sequence" : "a mapping");
+	return ERR_PARSE;
+}
+
 /* Attaches a new node to its parent (or makes it the root) and, for a
  * collection, opens it. Takes ownership of node in every case. */
 static enum err add_node(struct builder *b, struct doc *node,
 			 const yaml_mark_t *m)
 {
 	struct frame *top;
+	enum err rc;
 
 	if (b->depth == 0) {
 		b->root = node;
@@ -103,8 +191,9 @@ static enum err add_node(struct builder *b, struct doc *node,
 			append_child(top, NULL, node);
 		} else if (top->key == NULL) {
 			if (node->kind == DOC_ARRAY || node->kind == DOC_OBJECT) {
+				rc = key_not_scalar(b, node);
 				doc_free(node);
-				return fail_at(b, m, "a mapping key must be a scalar");
+				return rc;
 			}
 			if (memchr(node->text, '\0', node->len) != NULL) {
 				doc_free(node);
@@ -112,17 +201,21 @@ static enum err add_node(struct builder *b, struct doc *node,
 			}
 			/* Keys are kept as text only; take the copy over. */
 			top->key = node->text;
+			top->key_line = node->line;
+			top->key_column = node->column;
 			node->text = NULL;
 			doc_free(node);
 			return ERR_OK;
 		} else {
+			node->key_line = top->key_line;
+			node->key_column = top->key_column;
 			append_child(top, top->key, node);
 			top->key = NULL;
 		}
 	}
 	if (node->kind == DOC_ARRAY || node->kind == DOC_OBJECT) {
-		if (b->depth == DOC_MAX_DEPTH)
-			return fail_at(b, m, "nesting deeper than 64 levels");
+		if (b->depth >= b->rules->max_depth || b->depth == DOC_MAX_DEPTH)
+			return fail_at(b, m, b->rules->too_deep);
 		b->stack[b->depth].node = node;
 		b->stack[b->depth].cap = 0;
 		b->stack[b->depth].key = NULL;
@@ -132,7 +225,8 @@ static enum err add_node(struct builder *b, struct doc *node,
 }
 
 /* libyaml does not report repeated keys; a YAML reader may keep either
- * value, so refuse them. */
+ * value, so refuse them. obj is the mapping at stack[b->depth], just
+ * closed. */
 static enum err check_keys(struct builder *b, const struct doc *obj)
 {
 	const char **names;
@@ -149,11 +243,12 @@ static enum err check_keys(struct builder *b, const struct doc *obj)
 	if (dup) {
 		char quoted[DOC_QUOTE_CAP];
 		const struct doc *v = obj->children[at].value;
+		struct doc_path p;
 
+		frame_path(b, b->depth, &p);
 		doc_quote(quoted, sizeof quoted, names[at], strlen(names[at]));
-		/* The value's position is the closest one we keep to the key. */
-		errmsg_set(b->msg, "%s:%u:%u: duplicate key %s", b->origin,
-			   v->line, v->column, quoted);
+		doc_error_at(b->msg, b->origin, v->key_line, v->key_column, &p,
+			     "duplicate key %s", quoted);
 		rc = ERR_PARSE;
 	}
 	free(names);
@@ -170,11 +265,24 @@ static void push_doc(struct builder *b)
 	b->root = NULL;
 }
 
+/* An anchor or a tag on a node, refused as the rules say. */
+static enum err check_node(struct builder *b, const yaml_mark_t *m,
+			   const yaml_char_t *anchor, const yaml_char_t *tag)
+{
+	if (anchor != NULL)
+		return fail_at(b, m, b->rules->no_anchors);
+	/* A tag asks for a typing the caller may not implement. */
+	if (tag != NULL && b->rules->no_tags)
+		return fail_at(b, m, "tags are not allowed");
+	return ERR_OK;
+}
+
 static enum err handle_event(struct builder *b, const yaml_event_t *ev,
 			     bool *done)
 {
 	const yaml_mark_t *m = &ev->start_mark;
 	struct doc *node;
+	enum err rc;
 
 	switch (ev->type) {
 	case YAML_STREAM_START_EVENT:
@@ -184,6 +292,8 @@ static enum err handle_event(struct builder *b, const yaml_event_t *ev,
 		*done = true;
 		return ERR_OK;
 	case YAML_DOCUMENT_START_EVENT:
+		if (++b->started > 1 && b->rules->one_document)
+			return fail_at(b, m, "only one YAML document is allowed");
 		return ERR_OK;
 	case YAML_DOCUMENT_END_EVENT:
 		if (b->root == NULL) {
@@ -195,19 +305,21 @@ static enum err handle_event(struct builder *b, const yaml_event_t *ev,
 		push_doc(b);
 		return ERR_OK;
 	case YAML_ALIAS_EVENT:
-		return fail_at(b, m, "aliases are not supported");
+		return fail_at(b, m, b->rules->no_aliases);
 	case YAML_SCALAR_EVENT:
-		if (ev->data.scalar.anchor != NULL)
-			return fail_at(b, m, "anchors are not supported");
+		if ((rc = check_node(b, m, ev->data.scalar.anchor, ev->data.scalar.tag)) != ERR_OK)
+			return rc;
 		return add_node(b, scalar_node(ev), m);
 	case YAML_SEQUENCE_START_EVENT:
-		if (ev->data.sequence_start.anchor != NULL)
-			return fail_at(b, m, "anchors are not supported");
+		if ((rc = check_node(b, m, ev->data.sequence_start.anchor,
+				     ev->data.sequence_start.tag)) != ERR_OK)
+			return rc;
 		node = doc_new(DOC_ARRAY, mark_line(m), mark_column(m));
 		return add_node(b, node, m);
 	case YAML_MAPPING_START_EVENT:
-		if (ev->data.mapping_start.anchor != NULL)
-			return fail_at(b, m, "anchors are not supported");
+		if ((rc = check_node(b, m, ev->data.mapping_start.anchor,
+				     ev->data.mapping_start.tag)) != ERR_OK)
+			return rc;
 		node = doc_new(DOC_OBJECT, mark_line(m), mark_column(m));
 		return add_node(b, node, m);
 	case YAML_SEQUENCE_END_EVENT:
@@ -226,7 +338,15 @@ static enum err handle_event(struct builder *b, const yaml_event_t *ev,
 enum err doc_parse_yaml(const char *buf, size_t len, const char *origin,
 			struct doc ***docs, size_t *ndocs, struct errmsg *msg)
 {
-	struct builder b = { .origin = origin, .msg = msg };
+	return doc_parse_yaml_rules(buf, len, origin, &doc_yaml_documents, docs, ndocs,
+				    msg);
+}
+
+enum err doc_parse_yaml_rules(const char *buf, size_t len, const char *origin,
+			      const struct doc_yaml_rules *rules, struct doc ***docs,
+			      size_t *ndocs, struct errmsg *msg)
+{
+	struct builder b = { .origin = origin, .rules = rules, .msg = msg };
 	yaml_parser_t parser;
 	enum err rc = ERR_OK;
 	bool done = false;
@@ -244,7 +364,7 @@ enum err doc_parse_yaml(const char *buf, size_t len, const char *origin,
 		yaml_event_t ev;
 
 		if (!yaml_parser_parse(&parser, &ev)) {
-			rc = yaml_parser_failure(&parser, buf, len, origin, msg);
+			rc = parser_failure(&parser, buf, len, origin, msg);
 			goto out;
 		}
 		rc = handle_event(&b, &ev, &done);

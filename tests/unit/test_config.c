@@ -718,6 +718,12 @@ static void config_reports_yaml_errors(void **state)
 		  "extender.yaml:3:3: limits: duplicate key \"maxConnections\"" },
 		{ "log: {level: info}\nlog: {level: info}\n", ERR_PARSE,
 		  "extender.yaml:2:1: duplicate key \"log\"" },
+		/* A repeated key is a fault of the YAML, found before the schema
+		 * is read: even of a key the schema does not know. */
+		{ "threds: 1\nthreds: 2\n", ERR_PARSE,
+		  "extender.yaml:2:1: duplicate key \"threds\"" },
+		{ "threads: x\nscoring: {resources: [{name: a, weight: 1, name: b}]}\n", ERR_PARSE,
+		  "extender.yaml:2:44: scoring.resources[0]: duplicate key \"name\"" },
 		{ "threads: 2\n---\nthreads: 3\n", ERR_PARSE,
 		  "extender.yaml:2:1: only one YAML document is allowed" },
 		{ "threads: 2\n---\n", ERR_PARSE,
