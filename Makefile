@@ -164,7 +164,10 @@ run: deps
 	./$(BIN) serve --config config/example.yaml
 
 # libFuzzer targets (clang): each runs for FUZZ_SECONDS on a scratch copy of
-# its seed corpus in tests/fuzz/corpus/<name>/; any crash, leak or timeout fails.
+# its generated corpus (tests/fuzz/corpus/<name>/) and hand-written seeds
+# (tests/fuzz/seeds/<name>/) with the dictionaries of what it reads
+# (scripts/fuzz-prepare.sh); any crash, leak or timeout fails.
+# tests/fuzz/README.md says how to run one, reproduce and minimise.
 FUZZ_SECONDS ?= 30
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
@@ -190,13 +193,14 @@ build-fuzz/%: tests/fuzz/%.c $(FUZZ_LIB)
 fuzz: deps $(FUZZ_BIN)
 	@for b in $(FUZZ_BIN); do \
 		name=$$(basename $$b | sed 's/^fuzz_//'); \
-		work=$$(mktemp -d); cp -r tests/fuzz/corpus/$$name/. $$work/ 2>/dev/null; \
+		work=$$(mktemp -d); dict=$$work.dict; \
+		sh scripts/fuzz-prepare.sh $$name $$work $$dict || { rm -rf $$work $$dict; exit 1; }; \
 		echo "== $$b ($(FUZZ_SECONDS) s)"; \
 		ASAN_OPTIONS=quarantine_size_mb=16 ./$$b -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
-			-rss_limit_mb=2048 -close_fd_mask=2 \
+			-rss_limit_mb=2048 -close_fd_mask=2 -dict=$$dict \
 			-artifact_prefix=build-fuzz/$$name- $$work >build-fuzz/$$name.log 2>&1 \
-			|| { tail -40 build-fuzz/$$name.log; rm -rf $$work; exit 1; }; \
-		tail -1 build-fuzz/$$name.log; rm -rf $$work; \
+			|| { tail -40 build-fuzz/$$name.log; rm -rf $$work $$dict; exit 1; }; \
+		tail -1 build-fuzz/$$name.log; rm -rf $$work $$dict; \
 	done
 
 clean:

@@ -81,8 +81,8 @@ struct hint_list {
 
 /* An empty list, as memset to 0 would make it, without writing the ~0.5 KB
  * of fam.w and fam.need that nothing reads before fam.ndims grows: a
- * judgement builds a dozen lists, and zeroing them all was a third of a
- * single-numa-node admission's instructions. */
+ * judgement builds a dozen lists, and zeroing them all was a large share of
+ * the cheapest admissions' work (single-numa-node). */
 static inline void hint_list_clear(struct hint_list *l)
 {
 	memset(l, 0, offsetof(struct hint_list, fam) + offsetof(struct hint_fam, w));

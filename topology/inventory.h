@@ -18,7 +18,7 @@
 
 #define INVENTORY_MAX_NUMA 64
 /* The kubelet's bitmask holds 64 NUMA nodes; the judge simulates any count
- * max-allowable-numa-nodes allows up to that (merge.c searches instead of
+ * max-allowable-numa-nodes allows up to that (merge_search.c searches instead of
  * enumerating subsets; a search past its budget is a "not simulated"
  * verdict, never a wrong one). */
 #define INVENTORY_MAX_SIMULATED_NUMA 64

@@ -17,7 +17,7 @@ static bool singleton_mode(const struct sim *s)
 }
 
 /* Rule form (any NUMA count): the list is a family defined by counts plus a
- * few explicit masks; the merge searches it (merge.c). Maskset form (2^n
+ * few explicit masks; the merge searches it (merge_search.c). Maskset form (2^n
  * bitmaps) only for full_enumeration, the tests' reference. */
 static bool rule_mode(const struct sim *s)
 {

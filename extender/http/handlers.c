@@ -134,9 +134,9 @@ static enum wire_outcome wire_bucket_of(enum decision_outcome outcome, bool pass
 }
 
 /* The candidates' snapshots, looked up once: store node (NULL: none),
- * inventory and snapshot id per name. Alone: pipelined, a lookup takes a
- * tenth of a microsecond, and 5000 of them went no faster shared with a
- * helper (its wake-up and the lines passed between cores eat the gain). */
+ * inventory and snapshot id per name. Alone: a pipelined lookup costs less
+ * than what sharing it with a helper adds (its wake-up and the lines passed
+ * between cores). */
 static void nodes_of(struct store_set *set, const struct wire_args *args,
 		     const struct store_node ***sns, const struct inventory_node ***invs,
 		     uint64_t **ids)

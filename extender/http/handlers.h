@@ -62,9 +62,9 @@ void handle_bind(const struct handler_ctx *h, const char *body, size_t len, stru
 /* POST preempt: ExtenderPreemptionArgs -> ExtenderPreemptionResult
  * (NodeNameToMetaVictims). Each candidate node is decided on its inventory
  * plus what the given victims free on the zones they hold: kept as given,
- * kept with the fewest lower-priority victims added, or dropped (see
- * handler_preempt.c). A body that does not decode: 400 (the result has no
- * error field). (extender/http/handler_preempt.c) */
+ * kept with the fewest lower-priority victims added, or dropped (the
+ * victim search: extender/decide/preempt.h). A body that does not decode:
+ * 400 (the result has no error field). (extender/http/handler_preempt.c) */
 void handle_preempt(const struct handler_ctx *h, const char *body, size_t len, struct reply *out);
 
 /* A plain-text reply (status, "text/plain; charset=utf-8", text + "\n"). */

@@ -5,12 +5,12 @@
  * to the system past a threshold, and maps blocks above another on their
  * own; both thresholds start low and move with what the process has freed
  * so far. Where they sat low, every request paid page faults on memory it
- * had freed a moment before (mapped again, zero-filled by the kernel): in
- * bench_floor whole phases ran 3-4x slower in some runs and not in others,
- * the floor's tail too. Fixed thresholds keep that memory for the next
- * request; only blocks of HEAP_MAP_BYTES or more (bodies near the limit)
- * still come and go on their own, so what stays is bounded by the largest
- * ordinary request, not by the largest body. */
+ * had freed a moment before (mapped again, zero-filled by the kernel), and
+ * how fast a request went depended on what the process had freed before
+ * it. Fixed thresholds keep that memory for the next request; only blocks
+ * of HEAP_MAP_BYTES or more (bodies near the limit) still come and go on
+ * their own, so what stays is bounded by the largest ordinary request, not
+ * by the largest body. */
 #include "extender/http/heap.h"
 
 #include <stdlib.h>

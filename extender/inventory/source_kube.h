@@ -36,17 +36,6 @@ bool source_kube_feed(struct source_kube *k, const char *data, size_t len, size_
  * list. */
 const char *source_kube_version(struct source_kube *k);
 
-/* Credentials from cfg->kubeconfig, else in-cluster (shared by every API
- * client of the service). */
-struct kube_credentials;
-enum err kube_credentials_for(const struct config *cfg, struct kube_credentials *out,
-			      struct errmsg *msg);
-/* A reflector with those credentials and cfg's watch limits. */
-struct kube_reflector;
-struct kube_reflector_ops;
-enum err kube_reflector_start_for(const struct config *cfg, const struct kube_reflector_ops *ops,
-				  void *arg, struct kube_reflector **out, struct errmsg *msg);
-
 #define NRT_RESOURCE "noderesourcetopologies.topology.node.k8s.io"
 
 #endif

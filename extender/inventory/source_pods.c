@@ -10,11 +10,11 @@
 
 #include "extender/decisionlog.h"
 #include "extender/metrics.h"
+#include "extender/kube/from_config.h"
 #include "extender/kube/reflector.h"
 #include "extender/log.h"
 #include "base/textbuf.h"
 #include "extender/codec/pod_decode.h"
-#include "extender/inventory/source_kube.h"
 #include "base/xalloc.h"
 
 struct source_pods {

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "extender/kube/client.h"
-#include "extender/inventory/source_kube.h"
+#include "extender/kube/from_config.h"
 #include "base/xalloc.h"
 
 #define ANSWER_MAX ((size_t)4 << 20)

@@ -158,7 +158,7 @@ static void merge_prefer_closest_in_both_branches(void **state)
 }
 
 /* Rule form (extra masks only, as the providers' explicit masks are): the
- * search in topology/merge.c instead of the 2^n mask sets. */
+ * search in topology/merge_search.c instead of the 2^n mask sets. */
 /* search_only: no cross-product shortcut; a search that runs out of budget
  * (the judge's NotSimulated, never a wrong answer) sets *exhausted instead of
  * failing the test. */
