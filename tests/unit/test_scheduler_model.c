@@ -120,23 +120,53 @@ static void example_nodes(struct sched_node *nodes)
 	sb_node_used(&nodes[1], "6", "4Gi", 5);
 }
 
-static void test_worked_example(void **state)
-{
+/* The worked example: its two nodes, its pod (500m, 1Gi) and a
+ * configuration with one extender of weight w (none when 0). */
+struct example {
 	struct sched_node nodes[2];
 	struct sched_pod pod;
+	struct sched_config c;
+};
+
+static void example_init(struct example *e, int64_t w)
+{
+	example_nodes(e->nodes);
+	sb_simple_pod(&e->pod, "p", "500m", "1Gi");
+	config_with_extender(&e->c, w);
+}
+
+static void example_cleanup(struct example *e)
+{
+	sched_config_cleanup(&e->c);
+	sched_pod_cleanup(&e->pod);
+	sched_node_cleanup(&e->nodes[0]);
+	sched_node_cleanup(&e->nodes[1]);
+}
+
+static enum sched_outcome example_run(struct example *e, enum sched_version v,
+				      struct script *s, struct sched_cycle_out *out)
+{
+	return run(&e->c, v, &e->pod, e->nodes, 2, s, out);
+}
+
+static const char *chosen(const struct example *e, const struct sched_cycle_out *out)
+{
+	return e->nodes[out->chosen].name;
+}
+
+static void test_worked_example(void **state)
+{
 	size_t v;
 
 	(void)state;
-	example_nodes(nodes);
-	sb_simple_pod(&pod, "p", "500m", "1Gi");
 	for (v = 0; v < NVERSIONS; v++) {
 		struct script s = { { "A", "B" }, { 2, 4 }, NULL, false, false, 0, 0 };
-		struct sched_config c;
 		struct sched_cycle_out out;
 		const struct sched_node_score *a, *b;
+		struct example e;
 
-		config_with_extender(&c, 5);
-		assert_int_equal(run(&c, versions[v], &pod, nodes, 2, &s, &out), SCHED_SCHEDULED);
+		example_init(&e, 5);
+		assert_int_equal(example_run(&e, versions[v], &s, &out), SCHED_SCHEDULED);
 		a = sched_cycle_score(&out, 0);
 		b = sched_cycle_score(&out, 1);
 		assert_non_null(a);
@@ -154,25 +184,22 @@ static void test_worked_example(void **state)
 		assert_int_equal(b->extender, 200);
 		assert_int_equal(a->total, 536);
 		assert_int_equal(b->total, 618);
-		assert_string_equal(nodes[out.chosen].name, "B");
+		assert_string_equal(chosen(&e, &out), "B");
 		assert_int_equal(out.ntied, 1);
 		assert_int_equal(s.filter_calls, 1);
 		assert_int_equal(s.prioritize_calls, 1);
 		sched_cycle_out_cleanup(&out);
-		sched_config_cleanup(&c);
+		example_cleanup(&e);
 
 		/* Without the extender, A wins 436 to 418. */
-		config_with_extender(&c, 0);
-		assert_int_equal(run(&c, versions[v], &pod, nodes, 2, NULL, &out), SCHED_SCHEDULED);
-		assert_string_equal(nodes[out.chosen].name, "A");
+		example_init(&e, 0);
+		assert_int_equal(example_run(&e, versions[v], NULL, &out), SCHED_SCHEDULED);
+		assert_string_equal(chosen(&e, &out), "A");
 		assert_int_equal(sched_cycle_score(&out, 0)->total, 436);
 		assert_int_equal(sched_cycle_score(&out, 1)->total, 418);
 		sched_cycle_out_cleanup(&out);
-		sched_config_cleanup(&c);
+		example_cleanup(&e);
 	}
-	sched_pod_cleanup(&pod);
-	sched_node_cleanup(&nodes[0]);
-	sched_node_cleanup(&nodes[1]);
 }
 
 /* The extender flips the winner when (sB - sA)·w·10 > 18: with A=2, B=4 a
@@ -187,27 +214,20 @@ static void test_weight_flips_winner(void **state)
 		{ 2, 4, 1, "B" }, { 3, 4, 1, "A" }, { 3, 4, 2, "B" },
 		{ 4, 4, 10, "A" }, { 4, 2, 10, "A" }, { 0, 10, 1, "B" },
 	};
-	struct sched_node nodes[2];
-	struct sched_pod pod;
 	size_t i;
 
 	(void)state;
-	example_nodes(nodes);
-	sb_simple_pod(&pod, "p", "500m", "1Gi");
 	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct script s = { { "A", "B" }, { cases[i].a, cases[i].b }, NULL, false, false, 0, 0 };
-		struct sched_config c;
 		struct sched_cycle_out out;
+		struct example e;
 
-		config_with_extender(&c, cases[i].w);
-		assert_int_equal(run(&c, SCHED_V1_35, &pod, nodes, 2, &s, &out), SCHED_SCHEDULED);
-		assert_string_equal(nodes[out.chosen].name, cases[i].winner);
+		example_init(&e, cases[i].w);
+		assert_int_equal(example_run(&e, SCHED_V1_35, &s, &out), SCHED_SCHEDULED);
+		assert_string_equal(chosen(&e, &out), cases[i].winner);
 		sched_cycle_out_cleanup(&out);
-		sched_config_cleanup(&c);
+		example_cleanup(&e);
 	}
-	sched_pod_cleanup(&pod);
-	sched_node_cleanup(&nodes[0]);
-	sched_node_cleanup(&nodes[1]);
 }
 
 static const struct sched_resource_weight cpu_mem[2] = {
@@ -384,6 +404,15 @@ static void test_node_affinity_score(void **state)
 	free_nodes(nodes, 4);
 }
 
+/* Appends name, weight 1, to a profile's resource list. */
+static void add_weight(struct sched_resource_weight **w, size_t *n, const char *name)
+{
+	*w = xreallocarray(*w, *n + 1, sizeof **w);
+	(*w)[*n].name = xstrdup(name);
+	(*w)[*n].weight = 1;
+	(*n)++;
+}
+
 /* A profile scoring cpu, memory and nvidia.com/gpu: a pod without a gpu
  * request leaves the gpu out (scalar with request 0), one with scores it. */
 static void test_zero_scalar_skipped(void **state)
@@ -399,10 +428,7 @@ static void test_zero_scalar_skipped(void **state)
 	sb_node_used(&nodes[0], "2", "2Gi", 2);
 	sched_profile_default(&p, NULL);
 	sched_profile_default(&plain, NULL);
-	p.fit_resources = xreallocarray(p.fit_resources, 3, sizeof *p.fit_resources);
-	p.fit_resources[2].name = xstrdup("nvidia.com/gpu");
-	p.fit_resources[2].weight = 1;
-	p.nfit_resources = 3;
+	add_weight(&p.fit_resources, &p.nfit_resources, "nvidia.com/gpu");
 	sb_simple_pod(&pod, "p", "500m", "1Gi");
 	score_all(&p, SCHED_V1_35, &pod, nodes, 1, sc);
 	assert_int_equal(sc[0].raw[SCHED_NODE_RESOURCES_FIT], 49);
@@ -446,10 +472,7 @@ static void test_profile_strategies(void **state)
 	sb_node_alloc(&nodes[0], "nvidia.com/gpu", "4");
 	sched_resources_set(&nodes[0].requested, "nvidia.com/gpu", 2);
 	sb_request(&pod, 0, "nvidia.com/gpu", "1");
-	p.balanced_resources = xreallocarray(p.balanced_resources, 3, sizeof *p.balanced_resources);
-	p.balanced_resources[2].name = xstrdup("nvidia.com/gpu");
-	p.balanced_resources[2].weight = 1;
-	p.nbalanced_resources = 3;
+	add_weight(&p.balanced_resources, &p.nbalanced_resources, "nvidia.com/gpu");
 	score_all(&p, SCHED_V1_35, &pod, nodes, 1, sc);
 	/* mean 0.58333, deviations .04167 -.20833 .16667: std 0.1559 -> 84. */
 	assert_int_equal(sc[0].raw[SCHED_BALANCED_ALLOCATION], 84);
@@ -545,95 +568,79 @@ static void test_search_stops_and_ties(void **state)
  * call; an extender that drops a node leaves one. */
 static void test_single_node_not_scored(void **state)
 {
-	struct sched_node nodes[2];
-	struct sched_pod pod;
 	struct script s = { { "A", "B" }, { 10, 0 }, "A", false, false, 0, 0 };
-	struct sched_config c;
 	struct sched_cycle_out out;
+	struct example e;
 
 	(void)state;
-	example_nodes(nodes);
-	sb_simple_pod(&pod, "p", "500m", "1Gi");
-	config_with_extender(&c, 5);
-	assert_int_equal(run(&c, SCHED_V1_35, &pod, nodes, 2, &s, &out), SCHED_SCHEDULED);
-	assert_string_equal(nodes[out.chosen].name, "B");
+	example_init(&e, 5);
+	assert_int_equal(example_run(&e, SCHED_V1_35, &s, &out), SCHED_SCHEDULED);
+	assert_string_equal(chosen(&e, &out), "B");
 	assert_false(out.scored);
 	assert_int_equal(s.prioritize_calls, 0);
 	assert_int_equal(out.stage[0], SCHED_EXTENDER_FILTERED);
 	assert_string_equal(out.status[0].reasons[0], "no NUMA fit");
 	sched_cycle_out_cleanup(&out);
-	sched_config_cleanup(&c);
-	sched_pod_cleanup(&pod);
-	free_nodes(nodes, 2);
+	example_cleanup(&e);
 }
 
 /* A failing filter verb ends the cycle unless the extender is ignorable;
  * an extender not interested in the pod is not called at all. */
 static void test_extender_errors_and_interest(void **state)
 {
-	struct sched_node nodes[2];
-	struct sched_pod pod;
 	struct script s = { { "A", "B" }, { 2, 4 }, NULL, true, false, 0, 0 };
-	struct sched_config c;
 	struct sched_cycle_out out;
+	struct sched_extender *x;
+	struct example e;
 
 	(void)state;
-	example_nodes(nodes);
-	sb_simple_pod(&pod, "p", "500m", "1Gi");
-	config_with_extender(&c, 5);
-	assert_int_equal(run(&c, SCHED_V1_35, &pod, nodes, 2, &s, &out), SCHED_ERROR);
+	example_init(&e, 5);
+	x = &e.c.extenders[0];
+	assert_int_equal(example_run(&e, SCHED_V1_35, &s, &out), SCHED_ERROR);
 	assert_string_equal(out.message, "extender down");
 	sched_cycle_out_cleanup(&out);
-	c.extenders[0].ignorable = true;
-	assert_int_equal(run(&c, SCHED_V1_35, &pod, nodes, 2, &s, &out), SCHED_SCHEDULED);
+	x->ignorable = true;
+	assert_int_equal(example_run(&e, SCHED_V1_35, &s, &out), SCHED_SCHEDULED);
 	/* Its prioritize still counts: B 618. */
-	assert_string_equal(nodes[out.chosen].name, "B");
+	assert_string_equal(chosen(&e, &out), "B");
 	sched_cycle_out_cleanup(&out);
-	c.extenders[0].managed = xcalloc(1, sizeof *c.extenders[0].managed);
-	c.extenders[0].managed[0].name = xstrdup("nvidia.com/gpu");
-	c.extenders[0].nmanaged = 1;
+	x->managed = xcalloc(1, sizeof *x->managed);
+	x->managed[0].name = xstrdup("nvidia.com/gpu");
+	x->nmanaged = 1;
 	s.filter_calls = s.prioritize_calls = 0;
-	assert_int_equal(run(&c, SCHED_V1_35, &pod, nodes, 2, &s, &out), SCHED_SCHEDULED);
+	assert_int_equal(example_run(&e, SCHED_V1_35, &s, &out), SCHED_SCHEDULED);
 	assert_int_equal(s.filter_calls + s.prioritize_calls, 0);
-	assert_string_equal(nodes[out.chosen].name, "A");
+	assert_string_equal(chosen(&e, &out), "A");
 	sched_cycle_out_cleanup(&out);
 	/* A limit alone makes the pod interesting. */
-	sb_limit(&pod, 0, "nvidia.com/gpu", "1");
-	assert_true(sched_extender_interested(&c.extenders[0], &pod));
-	sched_config_cleanup(&c);
-	sched_pod_cleanup(&pod);
-	free_nodes(nodes, 2);
+	sb_limit(&e.pod, 0, "nvidia.com/gpu", "1");
+	assert_true(sched_extender_interested(x, &e.pod));
+	example_cleanup(&e);
 }
 
 /* An extender answering with Node objects: 1.32 still scores the cached
  * nodes, 1.33+ scores empty NodeInfos (Fit sees only the pod). */
 static void test_echoed_nodes(void **state)
 {
-	struct sched_node nodes[2];
-	struct sched_pod pod;
 	size_t v;
 
 	(void)state;
-	example_nodes(nodes);
-	sb_simple_pod(&pod, "p", "500m", "1Gi");
 	for (v = 0; v < NVERSIONS; v++) {
 		struct script s = { { "A", "B" }, { 2, 4 }, NULL, false, true, 0, 0 };
-		struct sched_config c;
 		struct sched_cycle_out out;
+		struct example e;
 		int64_t fit;
 
-		config_with_extender(&c, 5);
-		c.extenders[0].node_cache_capable = false;
-		assert_int_equal(run(&c, versions[v], &pod, nodes, 2, &s, &out), SCHED_SCHEDULED);
+		example_init(&e, 5);
+		e.c.extenders[0].node_cache_capable = false;
+		assert_int_equal(example_run(&e, versions[v], &s, &out), SCHED_SCHEDULED);
 		assert_true(out.fresh);
 		fit = sched_cycle_score(&out, 0)->weighted[SCHED_NODE_RESOURCES_FIT];
 		/* Empty: (3500·100/4000 = 87, 7Gi·100/8Gi = 87). */
 		assert_int_equal(fit, versions[v] == SCHED_V1_32 ? 49 : 87);
 		sched_cycle_out_cleanup(&out);
-		sched_config_cleanup(&c);
+		example_cleanup(&e);
 	}
-	sched_pod_cleanup(&pod);
-	free_nodes(nodes, 2);
 }
 
 int main(void)
