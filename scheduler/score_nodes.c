@@ -3,7 +3,8 @@
  * passed the filters (RunPreScorePlugins, RunScorePlugins in
  * pkg/scheduler/framework/runtime/framework.go). Plugins this model cannot
  * compute (PodTopologySpread, InterPodAffinity, ImageLocality, VolumeBinding,
- * DynamicResources) add nothing: see scheduler/README.md. */
+ * DynamicResources) add nothing: see "The kube-scheduler model" in
+ * docs/architecture.md. */
 #include "score.h"
 
 #include <stdlib.h>
