@@ -449,7 +449,7 @@ static void test_zero_scalar_skipped(void **state)
 static void test_profile_strategies(void **state)
 {
 	static const struct sched_shape_point shape[] = { { 0, 0 }, { 50, 10 }, { 100, 5 } };
-	struct sched_node nodes[1];
+	struct sched_node nodes[2]; /* example_nodes fills two */
 	struct sched_node_score sc[1];
 	struct sched_profile p;
 	struct sched_pod pod;
@@ -484,7 +484,7 @@ static void test_profile_strategies(void **state)
 /* 1.32 scores a best-effort pod with BalancedAllocation; 1.33 on skip it. */
 static void test_balanced_best_effort(void **state)
 {
-	struct sched_node nodes[1];
+	struct sched_node nodes[2]; /* example_nodes fills two */
 	struct sched_node_score sc[1];
 	struct sched_profile p;
 	struct sched_pod pod;
