@@ -19,7 +19,9 @@ WORKDIR /src
 # Only what the binary is built from; .dockerignore keeps local build
 # outputs out of the context.
 COPY Makefile ./
+COPY base/ base/
 COPY topology/ topology/
+COPY scheduler/ scheduler/
 COPY extender/ extender/
 RUN make WERROR=1 bin/numa-extender \
  && ./bin/numa-extender version

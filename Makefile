@@ -37,6 +37,7 @@ TEST_LIBS  = $(shell pkg-config --libs $(TESTPKG) 2>/dev/null)
 
 BASE_SRC := $(sort $(wildcard base/*.c))
 TOPO_SRC := $(sort $(wildcard topology/*.c))
+SCHED_SRC:= $(sort $(wildcard scheduler/*.c))
 EXT_SRC  := $(filter-out extender/cmd/main.c,$(sort $(wildcard extender/*.c extender/*/*.c)))
 # tests/unit: modules called in process; tests/integration: serve and the
 # other commands run as processes, real sockets, the fake API server.
@@ -47,6 +48,7 @@ BENCH_SRC:= $(sort $(wildcard tests/bench/bench_*.c))
 
 BASE_OBJ := $(BASE_SRC:%.c=$(BUILD)/%.o)
 TOPO_OBJ := $(TOPO_SRC:%.c=$(BUILD)/%.o)
+SCHED_OBJ:= $(SCHED_SRC:%.c=$(BUILD)/%.o)
 EXT_OBJ  := $(EXT_SRC:%.c=$(BUILD)/%.o)
 HELP_OBJ := $(HELP_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -56,6 +58,7 @@ BENCH_BIN:= $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 
 LIBBASE := $(BUILD)/libbase.a
 LIBTOPO := $(BUILD)/libtopology.a
+LIBSCHED:= $(BUILD)/libscheduler.a
 LIBEXT  := $(BUILD)/libextender.a
 BIN     := bin/numa-extender
 ifneq ($(BUILD),build)
@@ -78,6 +81,13 @@ $(BUILD)/topology/%.o: topology/%.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(TOPO_WARN) -c $< -o $@
 
+# scheduler/ is pure like topology/. balanced.c redoes Go's float64
+# arithmetic step by step: no fused multiply-add.
+SCHED_FLAGS_balanced := -ffp-contract=off
+$(BUILD)/scheduler/%.o: scheduler/%.c $(BUILD)/.flags
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(TOPO_WARN) $(SCHED_FLAGS_$*) -c $< -o $@
+
 $(BUILD)/base/%.o: base/%.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(TOPO_WARN) -c $< -o $@
@@ -98,23 +108,27 @@ $(LIBTOPO): $(TOPO_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+$(LIBSCHED): $(SCHED_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
 $(LIBEXT): $(EXT_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BIN): $(BUILD)/extender/cmd/main.o $(LIBEXT) $(LIBTOPO) $(LIBBASE)
+$(BIN): $(BUILD)/extender/cmd/main.o $(LIBEXT) $(LIBSCHED) $(LIBTOPO) $(LIBBASE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(PKG_LIBS) -lpthread -lm
 
-$(UNIT_BIN): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(HELP_OBJ) $(LIBEXT) $(LIBTOPO) $(LIBBASE)
+$(UNIT_BIN): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(HELP_OBJ) $(LIBEXT) $(LIBSCHED) $(LIBTOPO) $(LIBBASE)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LIBS) $(PKG_LIBS) -lpthread -lm
 
-$(INTEG_BIN): $(BUILD)/tests/%: $(BUILD)/tests/integration/%.o $(HELP_OBJ) $(LIBEXT) $(LIBTOPO) $(LIBBASE)
+$(INTEG_BIN): $(BUILD)/tests/%: $(BUILD)/tests/integration/%.o $(HELP_OBJ) $(LIBEXT) $(LIBSCHED) $(LIBTOPO) $(LIBBASE)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LIBS) $(PKG_LIBS) -lpthread -lm
 
-$(BUILD)/bench/%: tests/bench/%.c $(HELP_OBJ) $(LIBEXT) $(LIBTOPO) $(LIBBASE) $(BUILD)/.flags
+$(BUILD)/bench/%: tests/bench/%.c $(HELP_OBJ) $(LIBEXT) $(LIBSCHED) $(LIBTOPO) $(LIBBASE) $(BUILD)/.flags
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -o $@ $< $(HELP_OBJ) $(LIBEXT) $(LIBTOPO) $(LIBBASE) $(PKG_LIBS) -lpthread -lm
+	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -o $@ $< $(HELP_OBJ) $(LIBEXT) $(LIBSCHED) $(LIBTOPO) $(LIBBASE) $(PKG_LIBS) -lpthread -lm
 
 # The suite: every unit binary, then every integration binary; one closing
 # line "N passed, N failed". test-unit and test-integration run one half.
@@ -171,7 +185,7 @@ run: deps
 FUZZ_SECONDS ?= 30
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
-FUZZ_LIB_SRC := $(BASE_SRC) $(TOPO_SRC) $(EXT_SRC) $(HELP_SRC)
+FUZZ_LIB_SRC := $(BASE_SRC) $(TOPO_SRC) $(SCHED_SRC) $(EXT_SRC) $(HELP_SRC)
 FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O1 -g -I. \
                -fno-sanitize-recover=all
 FUZZ_LIB := build-fuzz/libfuzzlib.a
@@ -181,6 +195,8 @@ FUZZ_LIB := build-fuzz/libfuzzlib.a
 build-fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP $(PKG_CFLAGS) -c $< -o $@
+
+build-fuzz/obj/scheduler/balanced.o: FUZZ_CFLAGS += -ffp-contract=off
 
 $(FUZZ_LIB): $(FUZZ_LIB_SRC:%.c=build-fuzz/obj/%.o)
 	@rm -f $@

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* spec.nodeSelector and spec.affinity.nodeAffinity of a pod into its
+ * scheduling view, checked as the API server checks them: operators In,
+ * NotIn (one value at least), Exists, DoesNotExist (no value), Gt, Lt (one
+ * integer); matchFields only on metadata.name with In or NotIn and one
+ * value; preferred weights 1..100. */
+#ifndef EXTENDER_SCHED_AFFINITY_DECODE_H
+#define EXTENDER_SCHED_AFFINITY_DECODE_H
+
+#include "extender/codec/decode_walk.h"
+#include "scheduler/pod_view.h"
+
+/* Reads spec's nodeSelector and affinity.nodeAffinity into pod. */
+enum err sched_affinity_decode(struct decode_ctx *c, const struct doc *spec,
+			       struct sched_pod *pod);
+
+#endif
