@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Pods live in a hash table by UID and in their node's array; nodes in an
+/* Pods live in a map by UID and in their node's array; nodes in an
  * array sorted by name. An effective snapshot is the base snapshot with the
  * assumed pods' amounts taken off (inventory_node_take: every summary as
  * inventory_node_new would make it of the NRT with those amounts); its NRT
@@ -16,8 +16,9 @@
 #include "extender/decide/decide.h"
 #include "extender/codec/object_json.h"
 #include "extender/log.h"
-#include "extender/inventory/strhash.h"
 #include "extender/inventory/uidset.h"
+#include "base/hash.h"
+#include "base/strmap.h"
 #include "base/xalloc.h"
 #include "topology/demand.h"
 #include "topology/exclusive.h"
@@ -65,11 +66,11 @@ struct lpod {
 	uint64_t numa_ids;
 	struct usage *placed;
 	size_t nplaced;
-	struct lpod *next; /* hash chain */
 };
 
-/* filter's verdicts for one pod, per node with an inventory (by name hash),
- * kept until the pod shows up bound. */
+/* filter's verdicts for one pod, per node with an inventory (by hash_key of
+ * the name: seeded, so node names cannot be chosen to collide), kept until
+ * the pod shows up bound. */
 struct memo_node {
 	uint64_t hash;
 	uint64_t numa_ids;
@@ -109,8 +110,7 @@ struct ledger {
 	pthread_cond_t refreshed;
 	struct store *store;
 	struct ledger_options o;
-	struct lpod **table;
-	size_t buckets, count;
+	struct strmap pods;          /* uid -> struct lpod */
 	struct lnode **nodes;        /* sorted by name */
 	size_t nnodes, ncap;
 	char **dirty;                /* nodes to refresh once unlocked */
@@ -170,34 +170,6 @@ const char *ledger_flush_name(enum ledger_flush f)
 }
 
 /* --- tables --- */
-
-static struct lpod **slot(struct ledger *l, const char *uid)
-{
-	struct lpod **p = &l->table[strhash(uid) % l->buckets];
-
-	while (*p && strcmp((*p)->uid, uid) != 0)
-		p = &(*p)->next;
-	return p;
-}
-
-static void grow_table(struct ledger *l)
-{
-	size_t old = l->buckets, i;
-	struct lpod **table = l->table;
-
-	l->buckets = old * 2;
-	l->table = xcalloc(l->buckets, sizeof *l->table);
-	for (i = 0; i < old; i++) {
-		while (table[i]) {
-			struct lpod *p = table[i];
-
-			table[i] = p->next;
-			p->next = l->table[strhash(p->uid) % l->buckets];
-			l->table[strhash(p->uid) % l->buckets] = p;
-		}
-	}
-	free(table);
-}
 
 static size_t node_index(const struct ledger *l, const char *name, bool *found)
 {
@@ -324,11 +296,9 @@ static bool taken(const struct lpod *p)
 static void pod_remove(struct ledger *l, struct lpod *p)
 {
 	struct lnode *n = p->node;
-	struct lpod **s = slot(l, p->uid);
 	size_t i;
 
-	*s = p->next;
-	l->count--;
+	strmap_remove(&l->pods, p->uid);
 	for (i = 0; i < n->npods; i++) {
 		if (n->pods[i] == p) {
 			n->pods[i] = n->pods[--n->npods];
@@ -646,17 +616,6 @@ static struct store_node *overlay(void *arg, const char *name, const struct stor
 
 /* --- filter's verdicts, until the pod is bound --- */
 
-static uint64_t name_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325u;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3u;
-	}
-	return h;
-}
-
 static void memo_clear(struct memo *m)
 {
 	free(m->uid);
@@ -688,7 +647,7 @@ void ledger_note_filter(struct ledger *l, const char *uid, size_t n, const char 
 		if (versions[i] == NULL)
 			continue;
 		len = strlen(versions[i]) + 1;
-		m.nodes[m.n].hash = name_hash(names[i]);
+		m.nodes[m.n].hash = hash_key(names[i]);
 		m.nodes[m.n].pass = passes[i];
 		m.nodes[m.n].numa_ids = numa_ids ? numa_ids[i] : 0;
 		m.nodes[m.n].version = at;
@@ -712,7 +671,7 @@ void ledger_note_filter(struct ledger *l, const char *uid, size_t n, const char 
 /* What filter said for the pod on node, taken out of the memo. */
 static void memo_take(struct ledger *l, struct lpod *p)
 {
-	uint64_t h = name_hash(p->node->name);
+	uint64_t h = hash_key(p->node->name);
 	size_t k, i;
 
 	for (k = 0; k < LEDGER_MEMO_PODS; k++)
@@ -746,10 +705,7 @@ static struct lpod *pod_add(struct ledger *l, const char *uid, struct pod_spec *
 	memset(spec, 0, sizeof *spec);
 	p->node = n;
 	p->state = POD_REFLECTED;
-	if (l->count + 1 > l->buckets)
-		grow_table(l);
-	*slot(l, uid) = p;
-	l->count++;
+	strmap_put(&l->pods, p->uid, p);
 	if (n->npods == n->cap) {
 		n->cap = n->cap ? n->cap * 2 : 8;
 		n->pods = xreallocarray(n->pods, n->cap, sizeof *n->pods);
@@ -787,7 +743,7 @@ static void depart(struct ledger *l, struct lpod *p)
 
 static void upsert(struct ledger *l, struct ledger_pod_info *info, bool from_list)
 {
-	struct lpod *p = info->uid ? *slot(l, info->uid) : NULL;
+	struct lpod *p = info->uid ? strmap_get(&l->pods, info->uid) : NULL;
 	bool bound = info->node && info->node[0];
 
 	if (info->uid == NULL)
@@ -907,7 +863,7 @@ void ledger_pod_deleted(struct ledger *l, const char *uid)
 	struct lpod *p;
 
 	pthread_mutex_lock(&l->lock);
-	p = *slot(l, uid);
+	p = strmap_get(&l->pods, uid);
 	if (p)
 		depart(l, p);
 	unlock_and_refresh(l);
@@ -954,7 +910,7 @@ enum ledger_bind_result ledger_bind(struct ledger *l, const struct pod_spec *spe
 	struct lpod *p;
 
 	pthread_mutex_lock(&l->lock);
-	if (*slot(l, uid) == NULL) {
+	if (strmap_get(&l->pods, uid) == NULL) {
 		spec_copy(spec, &copy);
 		p = pod_add(l, uid, &copy, node);
 		result = LEDGER_BIND_ADDED;
@@ -991,7 +947,7 @@ void ledger_bind_failed(struct ledger *l, const char *uid)
 	struct lpod *p;
 
 	pthread_mutex_lock(&l->lock);
-	p = *slot(l, uid);
+	p = strmap_get(&l->pods, uid);
 	if (p && !p->seen) {
 		if (taken(p))
 			mark_dirty(l, p->node);
@@ -1089,7 +1045,7 @@ bool ledger_pod(struct ledger *l, const char *uid, struct ledger_pod_view *out)
 
 	memset(out, 0, sizeof *out);
 	pthread_mutex_lock(&l->lock);
-	p = *slot(l, uid);
+	p = strmap_get(&l->pods, uid);
 	if (p)
 		view_of(p, out);
 	pthread_mutex_unlock(&l->lock);
@@ -1106,7 +1062,7 @@ bool ledger_kubelet_rejected(struct ledger *l, const char *uid, struct ledger_po
 		pthread_mutex_unlock(&l->lock);
 		return false; /* reported already */
 	}
-	p = *slot(l, uid);
+	p = strmap_get(&l->pods, uid);
 	if (p == NULL) {
 		/* Gone already (the pod watch's DELETED came first)? */
 		size_t k, i;
@@ -1190,8 +1146,6 @@ struct ledger *ledger_new(struct store *store, const struct ledger_options *o)
 	pthread_cond_init(&l->refreshed, NULL);
 	l->store = store;
 	l->o = *o;
-	l->buckets = 1024;
-	l->table = xcalloc(l->buckets, sizeof *l->table);
 	l->memos = xcalloc(LEDGER_MEMO_PODS, sizeof *l->memos);
 	l->gone = xcalloc(LEDGER_MEMO_PODS, sizeof *l->gone);
 	l->reported = uidset_new(LEDGER_REJECTIONS_KEPT);
@@ -1224,7 +1178,7 @@ void ledger_free(struct ledger *l)
 	free(l->gone);
 	uidset_free(l->reported);
 	free(l->nodes);
-	free(l->table);
+	strmap_clear(&l->pods);
 	free(l->dirty);
 	pthread_cond_destroy(&l->refreshed);
 	pthread_mutex_destroy(&l->lock);

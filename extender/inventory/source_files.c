@@ -85,7 +85,8 @@
 #include "extender/log.h"
 #include "extender/metrics.h"
 #include "extender/codec/nrt_decode.h"
-#include "extender/inventory/strhash.h"
+#include "base/hash.h"
+#include "base/strmap.h"
 #include "base/xalloc.h"
 #include "topology/bitmask.h"
 
@@ -115,20 +116,6 @@ struct file_entry {
 	bool gone;            /* being removed by the current scan */
 };
 
-/* An open-addressing hash (linear probing, power-of-two capacity, at most
- * half full) from a borrowed string to a pointer. */
-struct hslot {
-	const char *key;      /* NULL: empty */
-	size_t hash;
-	void *val;
-};
-
-struct hindex {
-	struct hslot *slots;
-	size_t cap;
-	size_t n;
-};
-
 /* A file whose signature changed in this scan, with its new stat. */
 struct pending {
 	struct file_entry *f;
@@ -149,7 +136,7 @@ struct watch {
 	bool main;
 	bool file;
 	bool used;            /* needed by the current full scan */
-	struct hindex names;  /* name -> (void *)enum interest; keys in keys[] */
+	struct strmap names;  /* name -> (void *)enum interest; keys in keys[] */
 	char **keys;
 	size_t nkeys, capkeys;
 };
@@ -165,8 +152,8 @@ struct source_files {
 	char *dir;
 	struct file_entry **files;  /* every known file, in no order */
 	size_t nfiles, capfiles;
-	struct hindex by_name;      /* file name in dir -> struct file_entry */
-	struct hindex owners;       /* node name -> the file providing it */
+	struct strmap by_name;      /* file name in dir -> struct file_entry */
+	struct strmap owners;       /* node name -> the file providing it */
 	uint64_t scan;
 	/* Scratch reused from scan to scan (only what changed lands here). */
 	struct pending *changed;
@@ -209,92 +196,6 @@ struct source_files {
 	int64_t next_full, next_poll;
 };
 
-static struct hslot *hindex_find(const struct hindex *ix, const char *key, size_t hash)
-{
-	size_t mask = ix->cap - 1, i;
-
-	if (ix->cap == 0)
-		return NULL;
-	for (i = hash & mask;; i = (i + 1) & mask) {
-		struct hslot *s = &ix->slots[i];
-
-		if (s->key == NULL)
-			return NULL;
-		if (s->hash == hash && strcmp(s->key, key) == 0)
-			return s;
-	}
-}
-
-static void *hindex_get(const struct hindex *ix, const char *key)
-{
-	const struct hslot *s = hindex_find(ix, key, strhash(key));
-
-	return s ? s->val : NULL;
-}
-
-static void hindex_insert(struct hslot *slots, size_t cap, const char *key, size_t hash, void *val)
-{
-	size_t i;
-
-	for (i = hash & (cap - 1); slots[i].key != NULL; i = (i + 1) & (cap - 1))
-		;
-	slots[i].key = key;
-	slots[i].hash = hash;
-	slots[i].val = val;
-}
-
-/* Adds key (not present; borrowed until it is removed). */
-static void hindex_put(struct hindex *ix, const char *key, void *val)
-{
-	size_t i;
-
-	if ((ix->n + 1) * 2 > ix->cap) {
-		size_t cap = ix->cap ? ix->cap * 2 : 64;
-		struct hslot *slots = xcalloc(cap, sizeof *slots);
-
-		for (i = 0; i < ix->cap; i++)
-			if (ix->slots[i].key != NULL)
-				hindex_insert(slots, cap, ix->slots[i].key, ix->slots[i].hash,
-					      ix->slots[i].val);
-		free(ix->slots);
-		ix->slots = slots;
-		ix->cap = cap;
-	}
-	hindex_insert(ix->slots, ix->cap, key, strhash(key), val);
-	ix->n++;
-}
-
-/* Removes a slot hindex_find returned: later entries of its run move back,
- * so lookups never need tombstones. */
-static void hindex_remove(struct hindex *ix, struct hslot *s)
-{
-	size_t mask = ix->cap - 1, hole = (size_t)(s - ix->slots), j = hole;
-
-	for (;;) {
-		size_t home;
-
-		j = (j + 1) & mask;
-		if (ix->slots[j].key == NULL)
-			break;
-		home = ix->slots[j].hash & mask;
-		/* It may fill the hole unless its home lies in (hole, j]. */
-		if ((hole < j) ? (home <= hole || home > j) : (home <= hole && home > j)) {
-			ix->slots[hole] = ix->slots[j];
-			hole = j;
-		}
-	}
-	ix->slots[hole].key = NULL;
-	ix->n--;
-}
-
-static void hindex_del(struct hindex *ix, const char *key)
-{
-	struct hslot *s = hindex_find(ix, key, strhash(key));
-
-	if (s != NULL)
-		hindex_remove(ix, s);
-}
-
 static bool same_sig(const struct stat *a, const struct stat *b)
 {
 	return a->st_ino == b->st_ino && a->st_size == b->st_size &&
@@ -324,26 +225,13 @@ static void free_nodes(struct file_entry *f)
 	f->nnodes = 0;
 }
 
-/* 64-bit FNV-1a: the content version of objects without a resourceVersion. */
-static uint64_t fnv1a(const char *p, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325u;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		h ^= (unsigned char)p[i];
-		h *= 0x100000001b3u;
-	}
-	return h;
-}
-
 /* Whether a file other than self, present (not being removed), provides the node.
  * Every node name is listed by at most one file (a file takes a node only
  * when no other present file lists it), so one owner per name says it. */
 static bool provided_elsewhere(const struct source_files *sf, const struct file_entry *self,
 			       const char *name)
 {
-	const struct file_entry *owner = hindex_get(&sf->owners, name);
+	const struct file_entry *owner = strmap_get(&sf->owners, name);
 
 	return owner != NULL && owner != self && !owner->gone;
 }
@@ -353,12 +241,9 @@ static void unown_nodes(struct source_files *sf, struct file_entry *f)
 {
 	size_t j;
 
-	for (j = 0; j < f->nnodes; j++) {
-		struct hslot *s = hindex_find(&sf->owners, f->nodes[j], strhash(f->nodes[j]));
-
-		if (s != NULL && s->val == f)
-			hindex_remove(&sf->owners, s);
-	}
+	for (j = 0; j < f->nnodes; j++)
+		if (strmap_get(&sf->owners, f->nodes[j]) == f)
+			strmap_remove(&sf->owners, f->nodes[j]);
 }
 
 /* Records f as the owner of its node names (after its list is set). */
@@ -367,8 +252,8 @@ static void own_nodes(struct source_files *sf, struct file_entry *f)
 	size_t j;
 
 	for (j = 0; j < f->nnodes; j++)
-		if (hindex_get(&sf->owners, f->nodes[j]) == NULL)
-			hindex_put(&sf->owners, f->nodes[j], f);
+		if (strmap_get(&sf->owners, f->nodes[j]) == NULL)
+			strmap_put(&sf->owners, f->nodes[j], f);
 }
 
 /* "0,1,3": the NUMA ids of a node, for a log line. */
@@ -442,7 +327,9 @@ static bool load_file(struct source_files *sf, struct file_entry *f, struct stor
 		free(buf);
 		return false;
 	}
-	hash = fnv1a(buf, len);
+	/* The content version of objects without a resourceVersion: the
+	 * same bytes give the same version in every process. */
+	hash = hash_bytes(buf, len);
 	free(buf);
 	before = store_acquire(sf->store);
 	names = xcalloc(nobjs + f->nnodes + 1, sizeof *names);
@@ -471,7 +358,7 @@ static bool load_file(struct source_files *sf, struct file_entry *f, struct stor
 		if (objs[i].resource_version && objs[i].resource_version[0])
 			snprintf(version, sizeof version, "%s", objs[i].resource_version);
 		else
-			snprintf(version, sizeof version, "fnv1a:%016llx#%zu", (unsigned long long)hash, i);
+			snprintf(version, sizeof version, "xxh3:%016llx#%zu", (unsigned long long)hash, i);
 		names[nnames++] = xstrdup(node->name);
 		store_batch_put_raw(b, node, f->path, version, nrt_object_to_json(&objs[i]));
 	}
@@ -529,7 +416,7 @@ static struct file_entry *add_entry(struct source_files *sf, const char *name)
 	}
 	f->slot = sf->nfiles;
 	sf->files[sf->nfiles++] = f;
-	hindex_put(&sf->by_name, f->name, f);
+	strmap_put(&sf->by_name, f->name, f);
 	return f;
 }
 
@@ -589,7 +476,7 @@ static bool see(struct source_files *sf, int dfd, const char *name)
 	} else if (sf->ifd >= 0 && st.st_nlink > 1) {
 		watch_file(sf, dfd, name, &st);
 	}
-	f = hindex_get(&sf->by_name, name);
+	f = strmap_get(&sf->by_name, name);
 	if (f == NULL)
 		f = add_entry(sf, name);
 	else if (f->scan == sf->scan)
@@ -658,7 +545,7 @@ static int apply(struct source_files *sf)
 				store_batch_delete(b, f->nodes[j]);
 		log_info("inventory file removed", "file=%s nodes=%zu", log_q(f->path), f->nnodes);
 		unown_nodes(sf, f);
-		hindex_del(&sf->by_name, f->name);
+		strmap_remove(&sf->by_name, f->name);
 		sf->files[f->slot] = sf->files[--sf->nfiles];
 		sf->files[f->slot]->slot = f->slot;
 		free_entry(f);
@@ -801,7 +688,7 @@ static int scan_names(struct source_files *sf, struct namelist *l)
 			watch_path(sf, dfd, l->v[i]);
 		if (see(sf, dfd, l->v[i]))
 			continue;
-		f = hindex_get(&sf->by_name, l->v[i]);
+		f = strmap_get(&sf->by_name, l->v[i]);
 		if (f != NULL)
 			add_gone(sf, f);
 	}
@@ -892,8 +779,7 @@ static void watch_clear_names(struct watch *w)
 	for (i = 0; i < w->nkeys; i++)
 		free(w->keys[i]);
 	w->nkeys = 0;
-	free(w->names.slots);
-	memset(&w->names, 0, sizeof w->names);
+	strmap_clear(&w->names);
 }
 
 /* Forgets a watch (the kernel's is gone or removed by the caller). */
@@ -1018,12 +904,12 @@ static struct watch *watch_dir(struct source_files *sf, const char *path)
 
 static void watch_add_name(struct watch *w, const char *name, enum interest kind)
 {
-	struct hslot *slot = hindex_find(&w->names, name, strhash(name));
+	uintptr_t had = (uintptr_t)strmap_get(&w->names, name);
 	char *key;
 
-	if (slot != NULL) {
-		if ((uintptr_t)slot->val < (uintptr_t)kind)
-			slot->val = (void *)(uintptr_t)kind;
+	if (had != 0) {
+		if (had < (uintptr_t)kind)
+			strmap_put(&w->names, name, (void *)(uintptr_t)kind);
 		return;
 	}
 	key = xstrdup(name);
@@ -1032,7 +918,7 @@ static void watch_add_name(struct watch *w, const char *name, enum interest kind
 		w->keys = xreallocarray(w->keys, w->capkeys, sizeof *w->keys);
 	}
 	w->keys[w->nkeys++] = key;
-	hindex_put(&w->names, key, (void *)(uintptr_t)kind);
+	strmap_put(&w->names, key, (void *)(uintptr_t)kind);
 }
 
 /* Remembers that an event on name in directory dir (res form: "" is the
@@ -1346,7 +1232,7 @@ static void on_event(struct source_files *sf, const struct inotify_event *ev, co
 		sf->full_pending = true; /* the directory's own attributes */
 		return;
 	}
-	kind = (uintptr_t)hindex_get(&w->names, name);
+	kind = (uintptr_t)strmap_get(&w->names, name);
 	if (kind == INTEREST_REARM) {
 		sf->rearm_pending = true;
 		return;
@@ -1688,8 +1574,8 @@ void source_files_free(struct source_files *sf)
 	for (i = 0; i < sf->nfiles; i++)
 		free_entry(sf->files[i]);
 	free(sf->files);
-	free(sf->by_name.slots);
-	free(sf->owners.slots);
+	strmap_clear(&sf->by_name);
+	strmap_clear(&sf->owners);
 	free(sf->changed);
 	free(sf->marks);
 	free(sf->gone);
