@@ -7,16 +7,17 @@
  * re-judges the very amounts requests saw. */
 #include "extender/inventory/ledger.h"
 
-#include <json-c/json.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "extender/codec/ledger_json.h"
 #include "extender/decide/decide.h"
 #include "extender/codec/object_json.h"
 #include "extender/log.h"
 #include "extender/inventory/uidset.h"
+#include "base/arena.h"
 #include "base/hash.h"
 #include "base/strmap.h"
 #include "base/xalloc.h"
@@ -1217,123 +1218,127 @@ static const char *state_name(enum pod_state s)
 	return names[s];
 }
 
-static struct json_object *node_json(const struct ledger *l, const struct lnode *n, int64_t now)
+/* A copy of s for a view: views are filled under the lock and written
+ * after it. */
+static const char *view_str(struct arena *a, const char *s)
 {
-	struct json_object *o = json_object_new_object(), *pods = json_object_new_array();
-	char fp[PODFINGERPRINT_LEN + 1];
-	size_t i, k;
+	size_t n;
 
-	json_object_object_add(o, "node", json_object_new_string(n->name));
-	json_object_object_add(o, "inventory", json_object_new_boolean(n->base != NULL));
-	json_object_object_add(o, "mode", json_object_new_string(ledger_mode_name(l->o.mode)));
-	json_object_object_add(o, "nrtFingerprint", json_object_new_string(n->nrt_fingerprint));
-	json_object_object_add(o, "nrtFingerprintMethod",
-			       json_object_new_string(n->nrt_method[0] ? n->nrt_method : "all"));
-	ledger_fingerprint(n, n->nrt_method[0] ? n->nrt_method : NULL, fp);
-	json_object_object_add(o, "ledgerFingerprint", json_object_new_string(fp));
+	if (s == NULL)
+		s = "";
+	n = strlen(s) + 1;
+	return memcpy(arena_alloc_raw(a, n), s, n);
+}
+
+static const struct ledger_json_amount *view_amounts(struct arena *a, const struct usage *u,
+						     size_t n)
+{
+	struct ledger_json_amount *out = arena_alloc(a, (n ? n : 1) * sizeof *out);
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		out[k].resource = view_str(a, u[k].resource);
+		out[k].numa_id = u[k].numa_id;
+		out[k].amount = u[k].amount;
+	}
+	return out;
+}
+
+static void node_view(const struct ledger *l, const struct lnode *n, int64_t now, struct arena *a,
+		      struct ledger_json_node *v)
+{
+	struct ledger_json_pod *pods = arena_alloc(a, (n->npods ? n->npods : 1) * sizeof *pods);
+	const char *method = n->nrt_method[0] ? n->nrt_method : NULL;
+	char fp[PODFINGERPRINT_LEN + 1];
+	size_t i;
+
+	ledger_fingerprint(n, method, fp);
+	v->node = view_str(a, n->name);
+	v->inventory = n->base != NULL;
+	v->mode = ledger_mode_name(l->o.mode);
+	v->nrt_fingerprint = view_str(a, n->nrt_fingerprint);
+	v->nrt_method = view_str(a, method ? method : "all");
+	v->ledger_fingerprint = view_str(a, fp);
+	v->pods = pods;
+	v->npods = n->npods;
 	for (i = 0; i < n->npods; i++) {
 		const struct lpod *p = n->pods[i];
-		struct json_object *po = json_object_new_object(), *takes = json_object_new_array();
+		struct ledger_json_pod *o = &pods[i];
 
-		json_object_object_add(po, "namespace", json_object_new_string(p->spec.namespace_));
-		json_object_object_add(po, "name", json_object_new_string(p->spec.name));
-		json_object_object_add(po, "uid", json_object_new_string(p->uid));
-		json_object_object_add(po, "state", json_object_new_string(state_name(p->state)));
-		json_object_object_add(po, "priority", json_object_new_int64(p->priority));
-		json_object_object_add(po, "decided", json_object_new_string(ledger_decided_name(p->decided)));
-		if (p->decided_version)
-			json_object_object_add(po, "decidedVersion",
-					       json_object_new_string(p->decided_version));
-		json_object_object_add(po, "placement", json_object_new_string(p->known ? "known" : "unknown"));
+		o->namespace_ = view_str(a, p->spec.namespace_);
+		o->name = view_str(a, p->spec.name);
+		o->uid = view_str(a, p->uid);
+		o->state = state_name(p->state);
+		o->priority = p->priority;
+		o->decided = ledger_decided_name(p->decided);
+		o->decided_version = p->decided_version ? view_str(a, p->decided_version) : NULL;
+		o->known = p->known;
 		if (p->known) {
-			struct json_object *ids = json_object_new_array(), *holds = json_object_new_array();
-			int b;
-
-			for (b = 0; b < 64; b++)
-				if ((p->numa_ids >> b) & 1)
-					json_object_array_add(ids, json_object_new_int(b));
-			json_object_object_add(po, "numaNodes", ids);
-			for (k = 0; k < p->nplaced; k++) {
-				struct json_object *u = json_object_new_object();
-
-				json_object_object_add(u, "resource", json_object_new_string(p->placed[k].resource));
-				json_object_object_add(u, "numa", json_object_new_int(p->placed[k].numa_id));
-				json_object_object_add(u, "amount", json_object_new_int64(p->placed[k].amount));
-				json_object_array_add(holds, u);
-			}
-			json_object_object_add(po, "holds", holds);
+			o->numa_ids = p->numa_ids;
+			o->holds = view_amounts(a, p->placed, p->nplaced);
+			o->nholds = p->nplaced;
 		}
-		if (taken(p)) {
-			json_object_object_add(po, "assumedSeconds",
-					       json_object_new_double((double)(now - p->assumed_ms) / 1000.0));
-			for (k = 0; k < p->nusage; k++) {
-				struct json_object *u = json_object_new_object();
-				char amount[64];
-
-				resource_amount_format(p->usage[k].resource, p->usage[k].amount, amount,
-						       sizeof amount);
-				json_object_object_add(u, "resource",
-						       json_object_new_string(p->usage[k].resource));
-				json_object_object_add(u, "numa", p->usage[k].numa_id >= 0
-						       ? json_object_new_int(p->usage[k].numa_id)
-						       : json_object_new_string("every"));
-				json_object_object_add(u, "amount", json_object_new_int64(p->usage[k].amount));
-				json_object_object_add(u, "text", json_object_new_string(amount));
-				json_object_array_add(takes, u);
-			}
+		o->taken = taken(p);
+		if (o->taken) {
+			o->assumed_ms_ago = now - p->assumed_ms;
+			o->takes = view_amounts(a, p->usage, p->nusage);
+			o->ntakes = p->nusage;
 		}
-		json_object_object_add(po, "takes", takes);
-		json_object_array_add(pods, po);
 	}
-	json_object_object_add(o, "pods", pods);
-	return o;
+}
+
+/* Every node with live pods or assumptions. */
+static size_t summary_view(const struct ledger *l, struct arena *a, struct ledger_json_row **out)
+{
+	struct ledger_json_row *rows = arena_alloc(a, (l->nnodes ? l->nnodes : 1) * sizeof *rows);
+	size_t i, k, m = 0;
+
+	for (i = 0; i < l->nnodes; i++) {
+		const struct lnode *n = l->nodes[i];
+		size_t live = 0, held = 0;
+
+		for (k = 0; k < n->npods; k++) {
+			live += n->pods[k]->state != POD_DEPARTED;
+			held += taken(n->pods[k]);
+		}
+		if (live == 0 && held == 0)
+			continue;
+		rows[m].node = view_str(a, n->name);
+		rows[m].pods = live;
+		rows[m].assumed = held;
+		m++;
+	}
+	*out = rows;
+	return m;
 }
 
 char *ledger_json(struct ledger *l, const char *node)
 {
-	struct json_object *o;
 	int64_t now = store_now_ms();
-	char *out;
-	size_t i, k;
+	struct ledger_json_node v;
+	struct ledger_json_row *rows;
+	char *out = NULL;
+	struct arena a;
+	size_t n;
 
+	arena_init(&a);
 	pthread_mutex_lock(&l->lock);
 	/* Every change shown here is already in the store's snapshots. */
 	while (l->refreshing > 0)
 		pthread_cond_wait(&l->refreshed, &l->lock);
 	if (node) {
-		const struct lnode *n = node_find(l, node);
+		const struct lnode *ln = node_find(l, node);
 
-		if (n == NULL) {
-			pthread_mutex_unlock(&l->lock);
-			return NULL;
-		}
-		o = node_json(l, n, now);
+		if (ln != NULL)
+			node_view(l, ln, now, &a, &v);
+		pthread_mutex_unlock(&l->lock);
+		if (ln != NULL)
+			out = ledger_json_node(&v);
 	} else {
-		struct json_object *nodes = json_object_new_array();
-
-		o = json_object_new_object();
-		json_object_object_add(o, "mode", json_object_new_string(ledger_mode_name(l->o.mode)));
-		for (i = 0; i < l->nnodes; i++) {
-			const struct lnode *n = l->nodes[i];
-			size_t live = 0, held = 0;
-			struct json_object *e;
-
-			for (k = 0; k < n->npods; k++) {
-				live += n->pods[k]->state != POD_DEPARTED;
-				held += taken(n->pods[k]);
-			}
-			if (live == 0 && held == 0)
-				continue;
-			e = json_object_new_object();
-			json_object_object_add(e, "node", json_object_new_string(n->name));
-			json_object_object_add(e, "pods", json_object_new_int64((int64_t)live));
-			json_object_object_add(e, "assumed", json_object_new_int64((int64_t)held));
-			json_object_array_add(nodes, e);
-		}
-		json_object_object_add(o, "nodes", nodes);
+		n = summary_view(l, &a, &rows);
+		pthread_mutex_unlock(&l->lock);
+		out = ledger_json_summary(ledger_mode_name(l->o.mode), rows, n);
 	}
-	pthread_mutex_unlock(&l->lock);
-	out = xstrdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
-	json_object_put(o);
+	arena_cleanup(&a);
 	return out;
 }
