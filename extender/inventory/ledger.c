@@ -4,7 +4,15 @@
  * assumed pods' amounts taken off (inventory_node_take: every summary as
  * inventory_node_new would make it of the NRT with those amounts); its NRT
  * for the decision log is written from it (inventory_node_to_nrt), so replay
- * re-judges the very amounts requests saw. */
+ * re-judges the very amounts requests saw.
+ *
+ * One idea, though longer than most files: the pods the ledger knows and
+ * what each takes from its node. Every entry point (the pod watch's list
+ * and events, bind, the kubelet's rejections, an NRT arriving through the
+ * overlay, the views) reads or edits the same tables under one lock, so
+ * they stay together; what stands apart has its own file (filter's
+ * verdicts until a pod binds: filter_memo.c; the JSON of /ledger:
+ * codec/ledger_json.c). */
 #include "extender/inventory/ledger.h"
 
 #include <pthread.h>
@@ -16,9 +24,9 @@
 #include "extender/decide/decide.h"
 #include "extender/codec/object_json.h"
 #include "extender/log.h"
+#include "extender/inventory/filter_memo.h"
 #include "extender/inventory/uidset.h"
 #include "base/arena.h"
-#include "base/hash.h"
 #include "base/strmap.h"
 #include "base/xalloc.h"
 #include "topology/demand.h"
@@ -69,23 +77,6 @@ struct lpod {
 	size_t nplaced;
 };
 
-/* filter's verdicts for one pod, per node with an inventory (by hash_key of
- * the name: seeded, so node names cannot be chosen to collide), kept until
- * the pod shows up bound. */
-struct memo_node {
-	uint64_t hash;
-	uint64_t numa_ids;
-	size_t version;    /* offset in text */
-	bool pass;
-};
-
-struct memo {
-	char *uid;         /* NULL: free slot */
-	struct memo_node *nodes;
-	size_t n;
-	char *text;
-};
-
 struct gone {
 	struct ledger_pod_view v;    /* uid NULL: free slot */
 	bool checked;
@@ -119,8 +110,7 @@ struct ledger {
 	uint64_t flushed[LEDGER_FLUSH_COUNT], mismatches;
 	bool listed;
 	uint64_t builds;             /* effective snapshots made: version suffixes */
-	struct memo *memos;          /* LEDGER_MEMO_PODS, a ring */
-	size_t memo_next;
+	struct filter_memo *memo;    /* the last LEDGER_MEMO_PODS filtered pods */
 	/* Pods gone from the API that we had decided, so the kubelet's
 	 * rejection (seen by another watch, maybe after the pod watch's
 	 * DELETED) still finds our verdict: a ring of LEDGER_MEMO_PODS. */
@@ -617,80 +607,33 @@ static struct store_node *overlay(void *arg, const char *name, const struct stor
 
 /* --- filter's verdicts, until the pod is bound --- */
 
-static void memo_clear(struct memo *m)
-{
-	free(m->uid);
-	free(m->nodes);
-	free(m->text);
-	memset(m, 0, sizeof *m);
-}
-
 void ledger_note_filter(struct ledger *l, const char *uid, size_t n, const char *const *names,
 			const bool *passes, const char *const *versions, const uint64_t *numa_ids)
 {
-	struct memo m;
-	size_t i, k, size = 0, at = 0;
+	struct filter_memo_entry *e;
 
+	(void)numa_ids; /* the placement is judged again when the pod binds */
 	if (l == NULL || uid == NULL || uid[0] == '\0')
 		return;
-	memset(&m, 0, sizeof m);
-	for (i = 0; i < n; i++)
-		if (versions[i])
-			size += strlen(versions[i]) + 1;
-	if (size == 0)
+	e = filter_memo_entry_new(uid, n, names, passes, versions);
+	if (e == NULL)
 		return; /* no node with an inventory: nothing to remember */
-	m.uid = xstrdup(uid);
-	m.nodes = xcalloc(n, sizeof *m.nodes);
-	m.text = xmalloc(size);
-	for (i = 0; i < n; i++) {
-		size_t len;
-
-		if (versions[i] == NULL)
-			continue;
-		len = strlen(versions[i]) + 1;
-		m.nodes[m.n].hash = hash_key(names[i]);
-		m.nodes[m.n].pass = passes[i];
-		m.nodes[m.n].numa_ids = numa_ids ? numa_ids[i] : 0;
-		m.nodes[m.n].version = at;
-		memcpy(m.text + at, versions[i], len);
-		at += len;
-		m.n++;
-	}
 	pthread_mutex_lock(&l->lock);
-	for (k = 0; k < LEDGER_MEMO_PODS; k++)
-		if (l->memos[k].uid && strcmp(l->memos[k].uid, uid) == 0)
-			break;
-	if (k == LEDGER_MEMO_PODS) {
-		k = l->memo_next;
-		l->memo_next = (l->memo_next + 1) % LEDGER_MEMO_PODS;
-	}
-	memo_clear(&l->memos[k]);
-	l->memos[k] = m;
+	filter_memo_put(l->memo, e);
 	pthread_mutex_unlock(&l->lock);
 }
 
-/* What filter said for the pod on node, taken out of the memo. */
+/* What filter said for the pod on its node, taken out of the memo. */
 static void memo_take(struct ledger *l, struct lpod *p)
 {
-	uint64_t h = hash_key(p->node->name);
-	size_t k, i;
+	char *version;
+	bool pass;
 
-	for (k = 0; k < LEDGER_MEMO_PODS; k++)
-		if (l->memos[k].uid && strcmp(l->memos[k].uid, p->uid) == 0)
-			break;
-	if (k == LEDGER_MEMO_PODS)
+	if (!filter_memo_take(l->memo, p->uid, p->node->name, &pass, &version))
 		return;
-	for (i = 0; i < l->memos[k].n; i++) {
-		const struct memo_node *mn = &l->memos[k].nodes[i];
-
-		if (mn->hash != h)
-			continue;
-		p->decided = mn->pass ? LEDGER_DECIDED_PASS : LEDGER_DECIDED_REJECT;
-		free(p->decided_version);
-		p->decided_version = xstrdup(l->memos[k].text + mn->version);
-		break;
-	}
-	memo_clear(&l->memos[k]);
+	p->decided = pass ? LEDGER_DECIDED_PASS : LEDGER_DECIDED_REJECT;
+	free(p->decided_version);
+	p->decided_version = version;
 }
 
 /* --- pods --- */
@@ -870,39 +813,6 @@ void ledger_pod_deleted(struct ledger *l, const char *uid)
 	unlock_and_refresh(l);
 }
 
-static void spec_copy(const struct pod_spec *in, struct pod_spec *out)
-{
-	size_t i, k;
-
-	memset(out, 0, sizeof *out);
-	out->namespace_ = xstrdup(in->namespace_ ? in->namespace_ : "default");
-	out->name = xstrdup(in->name ? in->name : "");
-	out->uid = in->uid ? xstrdup(in->uid) : NULL;
-	out->has_status_qos = in->has_status_qos;
-	out->status_qos = in->status_qos;
-	out->ncontainers = in->ncontainers;
-	out->containers = xcalloc(in->ncontainers + 1, sizeof *out->containers);
-	for (i = 0; i < in->ncontainers; i++) {
-		const struct pod_container *a = &in->containers[i];
-		struct pod_container *b = &out->containers[i];
-
-		b->name = xstrdup(a->name ? a->name : "");
-		b->kind = a->kind;
-		b->nrequests = a->nrequests;
-		b->requests = xcalloc(a->nrequests + 1, sizeof *b->requests);
-		for (k = 0; k < a->nrequests; k++) {
-			b->requests[k].name = xstrdup(a->requests[k].name);
-			b->requests[k].q = a->requests[k].q;
-		}
-		b->nlimits = a->nlimits;
-		b->limits = xcalloc(a->nlimits + 1, sizeof *b->limits);
-		for (k = 0; k < a->nlimits; k++) {
-			b->limits[k].name = xstrdup(a->limits[k].name);
-			b->limits[k].q = a->limits[k].q;
-		}
-	}
-}
-
 enum ledger_bind_result ledger_bind(struct ledger *l, const struct pod_spec *spec, const char *uid,
 				    const char *node, char *why, size_t why_size)
 {
@@ -912,7 +822,7 @@ enum ledger_bind_result ledger_bind(struct ledger *l, const struct pod_spec *spe
 
 	pthread_mutex_lock(&l->lock);
 	if (strmap_get(&l->pods, uid) == NULL) {
-		spec_copy(spec, &copy);
+		pod_spec_copy(spec, &copy);
 		p = pod_add(l, uid, &copy, node);
 		result = LEDGER_BIND_ADDED;
 		memo_take(l, p);
@@ -1147,7 +1057,7 @@ struct ledger *ledger_new(struct store *store, const struct ledger_options *o)
 	pthread_cond_init(&l->refreshed, NULL);
 	l->store = store;
 	l->o = *o;
-	l->memos = xcalloc(LEDGER_MEMO_PODS, sizeof *l->memos);
+	l->memo = filter_memo_new(LEDGER_MEMO_PODS);
 	l->gone = xcalloc(LEDGER_MEMO_PODS, sizeof *l->gone);
 	l->reported = uidset_new(LEDGER_REJECTIONS_KEPT);
 	store_set_overlay(store, overlay, l);
@@ -1171,11 +1081,9 @@ void ledger_free(struct ledger *l)
 		free(n->name);
 		free(n);
 	}
-	for (i = 0; i < LEDGER_MEMO_PODS; i++) {
-		memo_clear(&l->memos[i]);
+	for (i = 0; i < LEDGER_MEMO_PODS; i++)
 		ledger_pod_view_cleanup(&l->gone[i].v);
-	}
-	free(l->memos);
+	filter_memo_free(l->memo);
 	free(l->gone);
 	uidset_free(l->reported);
 	free(l->nodes);
