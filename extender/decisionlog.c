@@ -15,6 +15,7 @@
 #include "extender/decisionlog_file.h"
 #include "extender/log.h"
 #include "extender/metrics.h"
+#include "base/hash.h"
 #include "base/xalloc.h"
 #include "base/textbuf.h"
 
@@ -46,15 +47,6 @@ struct decision_log {
 	pthread_t thread;
 };
 
-static uint64_t fnv1a(const char *p, uint64_t h)
-{
-	for (; *p; p++) {
-		h ^= (unsigned char)*p;
-		h *= 0x100000001b3u;
-	}
-	return h;
-}
-
 /* A record line holds the pod as the request sent it and one entry per
  * candidate node: its size follows the request's, so the ceiling only stops
  * the absurd (such a record is dropped with a warning, and counted). */
@@ -84,7 +76,7 @@ void decision_settings_digest(const struct settings *s, char *buf, size_t size)
 {
 	char *json = decision_settings_json(s);
 
-	snprintf(buf, size, "fnv1a:%016llx", (unsigned long long)fnv1a(json, 0xcbf29ce484222325u));
+	snprintf(buf, size, "xxh3:%016llx", (unsigned long long)hash_str(json));
 	free(json);
 }
 

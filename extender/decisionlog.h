@@ -61,7 +61,10 @@ void decision_log_submit(struct decision_log *log, struct decision_record *r);
  * queue drops it as it drops decisions. log NULL: nothing. */
 void decision_log_event(struct decision_log *log, const char *type, const char *fields_json);
 
-/* The digest of a settings value as the log names it ("fnv1a:<16 hex>"). */
+/* The digest of a settings value as the log names it ("xxh3:<16 hex>",
+ * the same in every process). Logs written before XXH3 name it
+ * "fnv1a:<16 hex>": replay matches a decision to its config record by the
+ * digest's text alone, so either kind reads. */
 void decision_settings_digest(const struct settings *s, char *buf, size_t size);
 /* The JSON of a settings value's decision-relevant part (new string). */
 char *decision_settings_json(const struct settings *s);

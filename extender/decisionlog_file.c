@@ -15,6 +15,7 @@
 
 #include "extender/metrics.h"
 #include "extender/log.h"
+#include "base/strmap.h"
 #include "base/xalloc.h"
 #include "base/textbuf.h"
 
@@ -25,9 +26,13 @@
 #define OUT_KEEP_BYTES ((size_t)4 << 20)
 #define ERROR_BYTES 160
 
+/* Owned keys, and a map of them for lookups: a file holds one key per
+ * inventory version it carries, thousands in a large cluster, and every
+ * record asks for one per candidate node. */
 struct keys {
 	char **v;
 	size_t n, cap;
+	struct strmap index;        /* key -> itself */
 };
 
 struct decision_file {
@@ -72,14 +77,7 @@ void decision_time_now(char *buf, size_t size)
 
 static bool keys_find(const struct keys *k, const char *key)
 {
-	size_t i;
-
-	/* Linear: a file holds a few thousand keys at most between rotations,
-	 * a batch a few; checked only by the writer thread. */
-	for (i = 0; i < k->n; i++)
-		if (strcmp(k->v[i], key) == 0)
-			return true;
-	return false;
+	return strmap_get(&k->index, key) != NULL;
 }
 
 static void keys_add(struct keys *k, char *owned)
@@ -89,12 +87,14 @@ static void keys_add(struct keys *k, char *owned)
 		k->v = xreallocarray(k->v, k->cap, sizeof *k->v);
 	}
 	k->v[k->n++] = owned;
+	strmap_put(&k->index, owned, owned);
 }
 
 static void keys_clear(struct keys *k)
 {
 	size_t i;
 
+	strmap_clear(&k->index);
 	for (i = 0; i < k->n; i++)
 		free(k->v[i]);
 	k->n = 0;
@@ -107,6 +107,7 @@ static void keys_move(struct keys *to, struct keys *from)
 
 	for (i = 0; i < from->n; i++)
 		keys_add(to, from->v[i]);
+	strmap_clear(&from->index);
 	from->n = 0;
 }
 

@@ -13,6 +13,7 @@
 
 #include "base/xalloc.h"
 #include "base/checked.h"
+#include "base/hash.h"
 #include "merge.h"
 #include "sim.h"
 #include "base/textbuf.h"
@@ -644,7 +645,10 @@ void judge_node(const struct inventory_node *node, const struct pod_demand *pod,
  * machine shapes: the demand keeps a small memo from the exact shape (stored
  * and compared byte for byte, so a hash collision cannot change an answer) to
  * the emptied node's admit. Entries are immutable once published with a
- * compare-and-swap; a full memo just stops remembering. */
+ * compare-and-swap; a full memo just stops remembering. Its hash is the
+ * unseeded one (hash_bytes): the simulation stays the same from run to run,
+ * and with MEMO_SLOTS slots no choice of shapes costs more than that many
+ * comparisons. */
 
 #define MEMO_SLOTS 64
 #define MEMO_MAX_SHAPE 65536
@@ -725,18 +729,6 @@ static void shape_of(const struct inventory_node *node, struct shape *sh)
 	}
 }
 
-static uint64_t shape_hash(const unsigned char *p, size_t len)
-{
-	uint64_t h = 0x9e3779b97f4a7c15u ^ len;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3u;
-	}
-	return h ^ (h >> 29);
-}
-
 /* The emptied node's shape, built once per snapshot (every filter with a
  * new demand asks for it again) and kept on the node. */
 struct node_shape {
@@ -765,7 +757,7 @@ static const struct node_shape *node_shape_of(const struct inventory_node *empti
 		shape_of(emptied, &sh);
 		ns->len = sh.len;
 		ns->overflow = sh.overflow;
-		ns->hash = shape_hash(ns->bytes, ns->len);
+		ns->hash = hash_bytes(ns->bytes, ns->len);
 	}
 	if (!__atomic_compare_exchange_n(slot, &expect, ns, false, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE)) {

@@ -52,6 +52,9 @@ struct pod_spec {
 	size_t ncontainers;
 };
 
+/* A deep copy of in (a NULL namespace becomes "default", a NULL pod or
+ * container name ""); free it with pod_spec_cleanup. */
+void pod_spec_copy(const struct pod_spec *in, struct pod_spec *out);
 void pod_spec_cleanup(struct pod_spec *pod);
 
 const char *qos_class_name(enum qos_class q);

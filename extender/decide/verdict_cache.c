@@ -11,8 +11,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <xxhash.h>
 
+#include "base/hash.h"
 #include "base/xalloc.h"
 
 #define WAYS VERDICT_CACHE_WAYS
@@ -229,7 +229,7 @@ static int way_for_put(struct set *set, struct stripe *st, uint64_t h, uint64_t 
  * Published texts never change or move: readers need no lock. */
 static const struct reason_text *reason_intern(const char *text, size_t len)
 {
-	uint64_t h = XXH3_64bits(text, len);
+	uint64_t h = hash_key_bytes(text, len);
 	size_t i;
 
 	for (i = 0; i < RPROBES; i++) {
@@ -353,7 +353,7 @@ uint64_t verdict_cache_intern(const char *key, bool *fresh)
 	*fresh = true;
 	if (len > VERDICT_CACHE_DEMAND_KEY_MAX)
 		return atomic_fetch_add(&last_demand_id, 1) + 1;
-	h = XXH3_64bits(key, len);
+	h = hash_key_bytes(key, len);
 	ds = &dstripes[h % DSTRIPES];
 	lock(&ds->lock);
 	for (s = 0; s < DSLOTS; s++)

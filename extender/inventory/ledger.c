@@ -1,23 +1,33 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Pods live in a hash table by UID and in their node's array; nodes in an
+/* Pods live in a map by UID and in their node's array; nodes in an
  * array sorted by name. An effective snapshot is the base snapshot with the
  * assumed pods' amounts taken off (inventory_node_take: every summary as
  * inventory_node_new would make it of the NRT with those amounts); its NRT
  * for the decision log is written from it (inventory_node_to_nrt), so replay
- * re-judges the very amounts requests saw. */
+ * re-judges the very amounts requests saw.
+ *
+ * One idea, though longer than most files: the pods the ledger knows and
+ * what each takes from its node. Every entry point (the pod watch's list
+ * and events, bind, the kubelet's rejections, an NRT arriving through the
+ * overlay, the views) reads or edits the same tables under one lock, so
+ * they stay together; what stands apart has its own file (filter's
+ * verdicts until a pod binds: filter_memo.c; the JSON of /ledger:
+ * codec/ledger_json.c). */
 #include "extender/inventory/ledger.h"
 
-#include <json-c/json.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "extender/codec/ledger_json.h"
 #include "extender/decide/decide.h"
 #include "extender/codec/object_json.h"
 #include "extender/log.h"
-#include "extender/inventory/strhash.h"
+#include "extender/inventory/filter_memo.h"
 #include "extender/inventory/uidset.h"
+#include "base/arena.h"
+#include "base/strmap.h"
 #include "base/xalloc.h"
 #include "topology/demand.h"
 #include "topology/exclusive.h"
@@ -65,23 +75,6 @@ struct lpod {
 	uint64_t numa_ids;
 	struct usage *placed;
 	size_t nplaced;
-	struct lpod *next; /* hash chain */
-};
-
-/* filter's verdicts for one pod, per node with an inventory (by name hash),
- * kept until the pod shows up bound. */
-struct memo_node {
-	uint64_t hash;
-	uint64_t numa_ids;
-	size_t version;    /* offset in text */
-	bool pass;
-};
-
-struct memo {
-	char *uid;         /* NULL: free slot */
-	struct memo_node *nodes;
-	size_t n;
-	char *text;
 };
 
 struct gone {
@@ -109,8 +102,7 @@ struct ledger {
 	pthread_cond_t refreshed;
 	struct store *store;
 	struct ledger_options o;
-	struct lpod **table;
-	size_t buckets, count;
+	struct strmap pods;          /* uid -> struct lpod */
 	struct lnode **nodes;        /* sorted by name */
 	size_t nnodes, ncap;
 	char **dirty;                /* nodes to refresh once unlocked */
@@ -118,8 +110,7 @@ struct ledger {
 	uint64_t flushed[LEDGER_FLUSH_COUNT], mismatches;
 	bool listed;
 	uint64_t builds;             /* effective snapshots made: version suffixes */
-	struct memo *memos;          /* LEDGER_MEMO_PODS, a ring */
-	size_t memo_next;
+	struct filter_memo *memo;    /* the last LEDGER_MEMO_PODS filtered pods */
 	/* Pods gone from the API that we had decided, so the kubelet's
 	 * rejection (seen by another watch, maybe after the pod watch's
 	 * DELETED) still finds our verdict: a ring of LEDGER_MEMO_PODS. */
@@ -174,34 +165,6 @@ const char *ledger_flush_name(enum ledger_flush f)
 }
 
 /* --- tables --- */
-
-static struct lpod **slot(struct ledger *l, const char *uid)
-{
-	struct lpod **p = &l->table[strhash(uid) % l->buckets];
-
-	while (*p && strcmp((*p)->uid, uid) != 0)
-		p = &(*p)->next;
-	return p;
-}
-
-static void grow_table(struct ledger *l)
-{
-	size_t old = l->buckets, i;
-	struct lpod **table = l->table;
-
-	l->buckets = old * 2;
-	l->table = xcalloc(l->buckets, sizeof *l->table);
-	for (i = 0; i < old; i++) {
-		while (table[i]) {
-			struct lpod *p = table[i];
-
-			table[i] = p->next;
-			p->next = l->table[strhash(p->uid) % l->buckets];
-			l->table[strhash(p->uid) % l->buckets] = p;
-		}
-	}
-	free(table);
-}
 
 static size_t node_index(const struct ledger *l, const char *name, bool *found)
 {
@@ -328,11 +291,9 @@ static bool taken(const struct lpod *p)
 static void pod_remove(struct ledger *l, struct lpod *p)
 {
 	struct lnode *n = p->node;
-	struct lpod **s = slot(l, p->uid);
 	size_t i;
 
-	*s = p->next;
-	l->count--;
+	strmap_remove(&l->pods, p->uid);
 	for (i = 0; i < n->npods; i++) {
 		if (n->pods[i] == p) {
 			n->pods[i] = n->pods[--n->npods];
@@ -650,91 +611,33 @@ static struct store_node *overlay(void *arg, const char *name, const struct stor
 
 /* --- filter's verdicts, until the pod is bound --- */
 
-static uint64_t name_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325u;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3u;
-	}
-	return h;
-}
-
-static void memo_clear(struct memo *m)
-{
-	free(m->uid);
-	free(m->nodes);
-	free(m->text);
-	memset(m, 0, sizeof *m);
-}
-
 void ledger_note_filter(struct ledger *l, const char *uid, size_t n, const char *const *names,
 			const bool *passes, const char *const *versions, const uint64_t *numa_ids)
 {
-	struct memo m;
-	size_t i, k, size = 0, at = 0;
+	struct filter_memo_entry *e;
 
+	(void)numa_ids; /* the placement is judged again when the pod binds */
 	if (l == NULL || uid == NULL || uid[0] == '\0')
 		return;
-	memset(&m, 0, sizeof m);
-	for (i = 0; i < n; i++)
-		if (versions[i])
-			size += strlen(versions[i]) + 1;
-	if (size == 0)
+	e = filter_memo_entry_new(uid, n, names, passes, versions);
+	if (e == NULL)
 		return; /* no node with an inventory: nothing to remember */
-	m.uid = xstrdup(uid);
-	m.nodes = xcalloc(n, sizeof *m.nodes);
-	m.text = xmalloc(size);
-	for (i = 0; i < n; i++) {
-		size_t len;
-
-		if (versions[i] == NULL)
-			continue;
-		len = strlen(versions[i]) + 1;
-		m.nodes[m.n].hash = name_hash(names[i]);
-		m.nodes[m.n].pass = passes[i];
-		m.nodes[m.n].numa_ids = numa_ids ? numa_ids[i] : 0;
-		m.nodes[m.n].version = at;
-		memcpy(m.text + at, versions[i], len);
-		at += len;
-		m.n++;
-	}
 	pthread_mutex_lock(&l->lock);
-	for (k = 0; k < LEDGER_MEMO_PODS; k++)
-		if (l->memos[k].uid && strcmp(l->memos[k].uid, uid) == 0)
-			break;
-	if (k == LEDGER_MEMO_PODS) {
-		k = l->memo_next;
-		l->memo_next = (l->memo_next + 1) % LEDGER_MEMO_PODS;
-	}
-	memo_clear(&l->memos[k]);
-	l->memos[k] = m;
+	filter_memo_put(l->memo, e);
 	pthread_mutex_unlock(&l->lock);
 }
 
-/* What filter said for the pod on node, taken out of the memo. */
+/* What filter said for the pod on its node, taken out of the memo. */
 static void memo_take(struct ledger *l, struct lpod *p)
 {
-	uint64_t h = name_hash(p->node->name);
-	size_t k, i;
+	char *version;
+	bool pass;
 
-	for (k = 0; k < LEDGER_MEMO_PODS; k++)
-		if (l->memos[k].uid && strcmp(l->memos[k].uid, p->uid) == 0)
-			break;
-	if (k == LEDGER_MEMO_PODS)
+	if (!filter_memo_take(l->memo, p->uid, p->node->name, &pass, &version))
 		return;
-	for (i = 0; i < l->memos[k].n; i++) {
-		const struct memo_node *mn = &l->memos[k].nodes[i];
-
-		if (mn->hash != h)
-			continue;
-		p->decided = mn->pass ? LEDGER_DECIDED_PASS : LEDGER_DECIDED_REJECT;
-		free(p->decided_version);
-		p->decided_version = xstrdup(l->memos[k].text + mn->version);
-		break;
-	}
-	memo_clear(&l->memos[k]);
+	p->decided = pass ? LEDGER_DECIDED_PASS : LEDGER_DECIDED_REJECT;
+	free(p->decided_version);
+	p->decided_version = version;
 }
 
 /* --- pods --- */
@@ -750,10 +653,7 @@ static struct lpod *pod_add(struct ledger *l, const char *uid, struct pod_spec *
 	memset(spec, 0, sizeof *spec);
 	p->node = n;
 	p->state = POD_REFLECTED;
-	if (l->count + 1 > l->buckets)
-		grow_table(l);
-	*slot(l, uid) = p;
-	l->count++;
+	strmap_put(&l->pods, p->uid, p);
 	if (n->npods == n->cap) {
 		n->cap = n->cap ? n->cap * 2 : 8;
 		n->pods = xreallocarray(n->pods, n->cap, sizeof *n->pods);
@@ -791,7 +691,7 @@ static void depart(struct ledger *l, struct lpod *p)
 
 static void upsert(struct ledger *l, struct ledger_pod_info *info, bool from_list)
 {
-	struct lpod *p = info->uid ? *slot(l, info->uid) : NULL;
+	struct lpod *p = info->uid ? strmap_get(&l->pods, info->uid) : NULL;
 	bool bound = info->node && info->node[0];
 
 	if (info->uid == NULL)
@@ -911,43 +811,10 @@ void ledger_pod_deleted(struct ledger *l, const char *uid)
 	struct lpod *p;
 
 	pthread_mutex_lock(&l->lock);
-	p = *slot(l, uid);
+	p = strmap_get(&l->pods, uid);
 	if (p)
 		depart(l, p);
 	unlock_and_refresh(l);
-}
-
-static void spec_copy(const struct pod_spec *in, struct pod_spec *out)
-{
-	size_t i, k;
-
-	memset(out, 0, sizeof *out);
-	out->namespace_ = xstrdup(in->namespace_ ? in->namespace_ : "default");
-	out->name = xstrdup(in->name ? in->name : "");
-	out->uid = in->uid ? xstrdup(in->uid) : NULL;
-	out->has_status_qos = in->has_status_qos;
-	out->status_qos = in->status_qos;
-	out->ncontainers = in->ncontainers;
-	out->containers = xcalloc(in->ncontainers + 1, sizeof *out->containers);
-	for (i = 0; i < in->ncontainers; i++) {
-		const struct pod_container *a = &in->containers[i];
-		struct pod_container *b = &out->containers[i];
-
-		b->name = xstrdup(a->name ? a->name : "");
-		b->kind = a->kind;
-		b->nrequests = a->nrequests;
-		b->requests = xcalloc(a->nrequests + 1, sizeof *b->requests);
-		for (k = 0; k < a->nrequests; k++) {
-			b->requests[k].name = xstrdup(a->requests[k].name);
-			b->requests[k].q = a->requests[k].q;
-		}
-		b->nlimits = a->nlimits;
-		b->limits = xcalloc(a->nlimits + 1, sizeof *b->limits);
-		for (k = 0; k < a->nlimits; k++) {
-			b->limits[k].name = xstrdup(a->limits[k].name);
-			b->limits[k].q = a->limits[k].q;
-		}
-	}
 }
 
 enum ledger_bind_result ledger_bind(struct ledger *l, const struct pod_spec *spec, const char *uid,
@@ -958,8 +825,8 @@ enum ledger_bind_result ledger_bind(struct ledger *l, const struct pod_spec *spe
 	struct lpod *p;
 
 	pthread_mutex_lock(&l->lock);
-	if (*slot(l, uid) == NULL) {
-		spec_copy(spec, &copy);
+	if (strmap_get(&l->pods, uid) == NULL) {
+		pod_spec_copy(spec, &copy);
 		p = pod_add(l, uid, &copy, node);
 		result = LEDGER_BIND_ADDED;
 		memo_take(l, p);
@@ -995,7 +862,7 @@ void ledger_bind_failed(struct ledger *l, const char *uid)
 	struct lpod *p;
 
 	pthread_mutex_lock(&l->lock);
-	p = *slot(l, uid);
+	p = strmap_get(&l->pods, uid);
 	if (p && !p->seen) {
 		if (taken(p))
 			mark_dirty(l, p->node);
@@ -1093,7 +960,7 @@ bool ledger_pod(struct ledger *l, const char *uid, struct ledger_pod_view *out)
 
 	memset(out, 0, sizeof *out);
 	pthread_mutex_lock(&l->lock);
-	p = *slot(l, uid);
+	p = strmap_get(&l->pods, uid);
 	if (p)
 		view_of(p, out);
 	pthread_mutex_unlock(&l->lock);
@@ -1110,7 +977,7 @@ bool ledger_kubelet_rejected(struct ledger *l, const char *uid, struct ledger_po
 		pthread_mutex_unlock(&l->lock);
 		return false; /* reported already */
 	}
-	p = *slot(l, uid);
+	p = strmap_get(&l->pods, uid);
 	if (p == NULL) {
 		/* Gone already (the pod watch's DELETED came first)? */
 		size_t k, i;
@@ -1194,9 +1061,7 @@ struct ledger *ledger_new(struct store *store, const struct ledger_options *o)
 	pthread_cond_init(&l->refreshed, NULL);
 	l->store = store;
 	l->o = *o;
-	l->buckets = 1024;
-	l->table = xcalloc(l->buckets, sizeof *l->table);
-	l->memos = xcalloc(LEDGER_MEMO_PODS, sizeof *l->memos);
+	l->memo = filter_memo_new(LEDGER_MEMO_PODS);
 	l->gone = xcalloc(LEDGER_MEMO_PODS, sizeof *l->gone);
 	l->reported = uidset_new(LEDGER_REJECTIONS_KEPT);
 	store_set_overlay(store, overlay, l);
@@ -1220,15 +1085,13 @@ void ledger_free(struct ledger *l)
 		free(n->name);
 		free(n);
 	}
-	for (i = 0; i < LEDGER_MEMO_PODS; i++) {
-		memo_clear(&l->memos[i]);
+	for (i = 0; i < LEDGER_MEMO_PODS; i++)
 		ledger_pod_view_cleanup(&l->gone[i].v);
-	}
-	free(l->memos);
+	filter_memo_free(l->memo);
 	free(l->gone);
 	uidset_free(l->reported);
 	free(l->nodes);
-	free(l->table);
+	strmap_clear(&l->pods);
 	free(l->dirty);
 	pthread_cond_destroy(&l->refreshed);
 	pthread_mutex_destroy(&l->lock);
@@ -1267,123 +1130,127 @@ static const char *state_name(enum pod_state s)
 	return names[s];
 }
 
-static struct json_object *node_json(const struct ledger *l, const struct lnode *n, int64_t now)
+/* A copy of s for a view: views are filled under the lock and written
+ * after it. */
+static const char *view_str(struct arena *a, const char *s)
 {
-	struct json_object *o = json_object_new_object(), *pods = json_object_new_array();
-	char fp[PODFINGERPRINT_LEN + 1];
-	size_t i, k;
+	size_t n;
 
-	json_object_object_add(o, "node", json_object_new_string(n->name));
-	json_object_object_add(o, "inventory", json_object_new_boolean(n->base != NULL));
-	json_object_object_add(o, "mode", json_object_new_string(ledger_mode_name(l->o.mode)));
-	json_object_object_add(o, "nrtFingerprint", json_object_new_string(n->nrt_fingerprint));
-	json_object_object_add(o, "nrtFingerprintMethod",
-			       json_object_new_string(n->nrt_method[0] ? n->nrt_method : "all"));
-	ledger_fingerprint(n, n->nrt_method[0] ? n->nrt_method : NULL, fp);
-	json_object_object_add(o, "ledgerFingerprint", json_object_new_string(fp));
+	if (s == NULL)
+		s = "";
+	n = strlen(s) + 1;
+	return memcpy(arena_alloc_raw(a, n), s, n);
+}
+
+static const struct ledger_json_amount *view_amounts(struct arena *a, const struct usage *u,
+						     size_t n)
+{
+	struct ledger_json_amount *out = arena_alloc(a, (n ? n : 1) * sizeof *out);
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		out[k].resource = view_str(a, u[k].resource);
+		out[k].numa_id = u[k].numa_id;
+		out[k].amount = u[k].amount;
+	}
+	return out;
+}
+
+static void node_view(const struct ledger *l, const struct lnode *n, int64_t now, struct arena *a,
+		      struct ledger_json_node *v)
+{
+	struct ledger_json_pod *pods = arena_alloc(a, (n->npods ? n->npods : 1) * sizeof *pods);
+	const char *method = n->nrt_method[0] ? n->nrt_method : NULL;
+	char fp[PODFINGERPRINT_LEN + 1];
+	size_t i;
+
+	ledger_fingerprint(n, method, fp);
+	v->node = view_str(a, n->name);
+	v->inventory = n->base != NULL;
+	v->mode = ledger_mode_name(l->o.mode);
+	v->nrt_fingerprint = view_str(a, n->nrt_fingerprint);
+	v->nrt_method = view_str(a, method ? method : "all");
+	v->ledger_fingerprint = view_str(a, fp);
+	v->pods = pods;
+	v->npods = n->npods;
 	for (i = 0; i < n->npods; i++) {
 		const struct lpod *p = n->pods[i];
-		struct json_object *po = json_object_new_object(), *takes = json_object_new_array();
+		struct ledger_json_pod *o = &pods[i];
 
-		json_object_object_add(po, "namespace", json_object_new_string(p->spec.namespace_));
-		json_object_object_add(po, "name", json_object_new_string(p->spec.name));
-		json_object_object_add(po, "uid", json_object_new_string(p->uid));
-		json_object_object_add(po, "state", json_object_new_string(state_name(p->state)));
-		json_object_object_add(po, "priority", json_object_new_int64(p->priority));
-		json_object_object_add(po, "decided", json_object_new_string(ledger_decided_name(p->decided)));
-		if (p->decided_version)
-			json_object_object_add(po, "decidedVersion",
-					       json_object_new_string(p->decided_version));
-		json_object_object_add(po, "placement", json_object_new_string(p->known ? "known" : "unknown"));
+		o->namespace_ = view_str(a, p->spec.namespace_);
+		o->name = view_str(a, p->spec.name);
+		o->uid = view_str(a, p->uid);
+		o->state = state_name(p->state);
+		o->priority = p->priority;
+		o->decided = ledger_decided_name(p->decided);
+		o->decided_version = p->decided_version ? view_str(a, p->decided_version) : NULL;
+		o->known = p->known;
 		if (p->known) {
-			struct json_object *ids = json_object_new_array(), *holds = json_object_new_array();
-			int b;
-
-			for (b = 0; b < 64; b++)
-				if ((p->numa_ids >> b) & 1)
-					json_object_array_add(ids, json_object_new_int(b));
-			json_object_object_add(po, "numaNodes", ids);
-			for (k = 0; k < p->nplaced; k++) {
-				struct json_object *u = json_object_new_object();
-
-				json_object_object_add(u, "resource", json_object_new_string(p->placed[k].resource));
-				json_object_object_add(u, "numa", json_object_new_int(p->placed[k].numa_id));
-				json_object_object_add(u, "amount", json_object_new_int64(p->placed[k].amount));
-				json_object_array_add(holds, u);
-			}
-			json_object_object_add(po, "holds", holds);
+			o->numa_ids = p->numa_ids;
+			o->holds = view_amounts(a, p->placed, p->nplaced);
+			o->nholds = p->nplaced;
 		}
-		if (taken(p)) {
-			json_object_object_add(po, "assumedSeconds",
-					       json_object_new_double((double)(now - p->assumed_ms) / 1000.0));
-			for (k = 0; k < p->nusage; k++) {
-				struct json_object *u = json_object_new_object();
-				char amount[64];
-
-				resource_amount_format(p->usage[k].resource, p->usage[k].amount, amount,
-						       sizeof amount);
-				json_object_object_add(u, "resource",
-						       json_object_new_string(p->usage[k].resource));
-				json_object_object_add(u, "numa", p->usage[k].numa_id >= 0
-						       ? json_object_new_int(p->usage[k].numa_id)
-						       : json_object_new_string("every"));
-				json_object_object_add(u, "amount", json_object_new_int64(p->usage[k].amount));
-				json_object_object_add(u, "text", json_object_new_string(amount));
-				json_object_array_add(takes, u);
-			}
+		o->taken = taken(p);
+		if (o->taken) {
+			o->assumed_ms_ago = now - p->assumed_ms;
+			o->takes = view_amounts(a, p->usage, p->nusage);
+			o->ntakes = p->nusage;
 		}
-		json_object_object_add(po, "takes", takes);
-		json_object_array_add(pods, po);
 	}
-	json_object_object_add(o, "pods", pods);
-	return o;
+}
+
+/* Every node with live pods or assumptions. */
+static size_t summary_view(const struct ledger *l, struct arena *a, struct ledger_json_row **out)
+{
+	struct ledger_json_row *rows = arena_alloc(a, (l->nnodes ? l->nnodes : 1) * sizeof *rows);
+	size_t i, k, m = 0;
+
+	for (i = 0; i < l->nnodes; i++) {
+		const struct lnode *n = l->nodes[i];
+		size_t live = 0, held = 0;
+
+		for (k = 0; k < n->npods; k++) {
+			live += n->pods[k]->state != POD_DEPARTED;
+			held += taken(n->pods[k]);
+		}
+		if (live == 0 && held == 0)
+			continue;
+		rows[m].node = view_str(a, n->name);
+		rows[m].pods = live;
+		rows[m].assumed = held;
+		m++;
+	}
+	*out = rows;
+	return m;
 }
 
 char *ledger_json(struct ledger *l, const char *node)
 {
-	struct json_object *o;
 	int64_t now = store_now_ms();
-	char *out;
-	size_t i, k;
+	struct ledger_json_node v;
+	struct ledger_json_row *rows;
+	char *out = NULL;
+	struct arena a;
+	size_t n;
 
+	arena_init(&a);
 	pthread_mutex_lock(&l->lock);
 	/* Every change shown here is already in the store's snapshots. */
 	while (l->refreshing > 0)
 		pthread_cond_wait(&l->refreshed, &l->lock);
 	if (node) {
-		const struct lnode *n = node_find(l, node);
+		const struct lnode *ln = node_find(l, node);
 
-		if (n == NULL) {
-			pthread_mutex_unlock(&l->lock);
-			return NULL;
-		}
-		o = node_json(l, n, now);
+		if (ln != NULL)
+			node_view(l, ln, now, &a, &v);
+		pthread_mutex_unlock(&l->lock);
+		if (ln != NULL)
+			out = ledger_json_node(&v);
 	} else {
-		struct json_object *nodes = json_object_new_array();
-
-		o = json_object_new_object();
-		json_object_object_add(o, "mode", json_object_new_string(ledger_mode_name(l->o.mode)));
-		for (i = 0; i < l->nnodes; i++) {
-			const struct lnode *n = l->nodes[i];
-			size_t live = 0, held = 0;
-			struct json_object *e;
-
-			for (k = 0; k < n->npods; k++) {
-				live += n->pods[k]->state != POD_DEPARTED;
-				held += taken(n->pods[k]);
-			}
-			if (live == 0 && held == 0)
-				continue;
-			e = json_object_new_object();
-			json_object_object_add(e, "node", json_object_new_string(n->name));
-			json_object_object_add(e, "pods", json_object_new_int64((int64_t)live));
-			json_object_object_add(e, "assumed", json_object_new_int64((int64_t)held));
-			json_object_array_add(nodes, e);
-		}
-		json_object_object_add(o, "nodes", nodes);
+		n = summary_view(l, &a, &rows);
+		pthread_mutex_unlock(&l->lock);
+		out = ledger_json_summary(ledger_mode_name(l->o.mode), rows, n);
 	}
-	pthread_mutex_unlock(&l->lock);
-	out = xstrdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
-	json_object_put(o);
+	arena_cleanup(&a);
 	return out;
 }

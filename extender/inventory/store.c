@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "extender/inventory/strhash.h"
+#include "base/hash.h"
 #include "base/xalloc.h"
 
 static _Atomic uint64_t next_node_id = 1;
@@ -129,7 +129,7 @@ static struct name_index *index_build(const struct store_set *set)
 	x->slots = xcalloc(slots, sizeof *x->slots);
 	x->mask = slots - 1;
 	for (i = 0; i < set->n; i++) {
-		size_t h = strhash(set->nodes[i]->inventory->name), at = h & x->mask;
+		size_t h = hash_key(set->nodes[i]->inventory->name), at = h & x->mask;
 
 		while (x->slots[at] != 0)
 			at = (at + 1) & x->mask;
@@ -236,7 +236,7 @@ const struct store_node *store_get(const struct store_set *set, const char *name
 	size_t lo = 0, hi = set->n;
 
 	if (set->index)
-		return index_get(set, name, strhash(name));
+		return index_get(set, name, hash_key(name));
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -278,7 +278,7 @@ void store_get_many(const struct store_set *set, const char *const *names, size_
 	for (k = 0; k < n + PIPE_GAP * (PIPE_STAGES - 1); k++) {
 		if (k < n) {
 			i = k;
-			hash[i % PIPE_RING] = strhash(names[i]);
+			hash[i % PIPE_RING] = hash_key(names[i]);
 			__builtin_prefetch(&x->slots[hash[i % PIPE_RING] & x->mask]);
 		}
 		if (k >= PIPE_GAP && (i = k - PIPE_GAP) < n) {

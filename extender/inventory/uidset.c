@@ -22,7 +22,7 @@ struct uidset {
 
 static uint64_t hash_of(const char *uid)
 {
-	uint64_t h = hash_str(uid);
+	uint64_t h = hash_key(uid);
 
 	return h ? h : 1; /* 0 marks a free ring slot */
 }

@@ -4,7 +4,8 @@
  * one more forgets the oldest. Memory: 24 bytes a slot (the ring and a
  * table of twice the capacity), allocated at creation. Two UIDs whose hashes
  * collide count as one (UIDs are the API server's random UUIDs: at 16384
- * held, about one chance in 2^50). Not thread-safe: the caller locks. */
+ * held, about one chance in 2^50; the hash is seeded per process, so UIDs
+ * cannot be chosen to collide). Not thread-safe: the caller locks. */
 #ifndef EXTENDER_UIDSET_H
 #define EXTENDER_UIDSET_H
 

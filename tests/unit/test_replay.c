@@ -182,6 +182,41 @@ static void replay_damaged_line_exits_2(void **state)
 	free(out);
 }
 
+/* Configs are named by an XXH3 digest of their settings; logs written
+ * before that name them "fnv1a:<16 hex>". Replay matches a decision to its
+ * config by the digest's text, so an old log (here: the new one with every
+ * digest renamed) replays the same. */
+static void replay_reads_old_fnv1a_digests(void **state)
+{
+	char log[256], args[512], *out = NULL, *text, *at;
+	size_t len, renamed = 0;
+	FILE *f;
+
+	(void)state;
+	snprintf(log, sizeof log, "%s/old-digest.jsonl", dir);
+	record(log, (int64_t)64 << 20, 2);
+	text = read_file_or_die(log, &len);
+	assert_non_null(strstr(text, "{\"type\":\"config\",\"digest\":\"xxh3:"));
+	f = fopen(log, "w");
+	assert_non_null(f);
+	for (at = text; *at; at++) {
+		if (strncmp(at, "\"xxh3:", 6) == 0) {
+			fputs("\"fnv1a:", f);
+			at += 5;
+			renamed++;
+		} else {
+			fputc(*at, f);
+		}
+	}
+	fclose(f);
+	free(text);
+	assert_true(renamed >= 5); /* the config record and 4 decisions */
+	snprintf(args, sizeof args, "--log %s", log);
+	assert_int_equal(run(args, &out), 0);
+	assert_string_equal(out, "4 calls replayed: 4 identical, 0 changed\n");
+	free(out);
+}
+
 static void replay_rotated_files_stand_alone(void **state)
 {
 	char log[256], rotated[300], args[512], *out = NULL;
@@ -278,6 +313,7 @@ int main(void)
 		cmocka_unit_test(replay_same_config_is_identical),
 		cmocka_unit_test(replay_weight_change_is_reported),
 		cmocka_unit_test(replay_damaged_line_exits_2),
+		cmocka_unit_test(replay_reads_old_fnv1a_digests),
 		cmocka_unit_test(replay_rotated_files_stand_alone),
 		cmocka_unit_test(prioritize_long_resource_name_in_decision_log),
 	};
