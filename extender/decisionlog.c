@@ -17,6 +17,7 @@
 #include "extender/metrics.h"
 #include "base/xalloc.h"
 #include "base/textbuf.h"
+#include "extender/codec/json_write.h"
 
 struct record_node {
 	char *name;

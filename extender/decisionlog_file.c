@@ -17,6 +17,7 @@
 #include "extender/log.h"
 #include "base/xalloc.h"
 #include "base/textbuf.h"
+#include "extender/codec/json_write.h"
 
 /* A batch holds whole records, and one record may reach the decision
  * log's line ceiling (256 MiB) with the inventories it needs. */

@@ -31,6 +31,7 @@
 #include "base/xalloc.h"
 #include "extender/codec/json_lex.h"
 #include "base/textbuf.h"
+#include "extender/codec/json_write.h"
 
 /* ExtenderArgs' fields. */
 enum field { FIELD_POD, FIELD_NODES, FIELD_NODE_NAMES, NFIELDS };
@@ -44,10 +45,10 @@ static const char *const field_names[NFIELDS] = { "Pod", "Nodes", "NodeNames" };
 
 /* ---- UTF-8 and JSON text ---------------------------------------------- */
 
-/* White space, numbers and strings are lexed by json_lex.c (shared with the
- * Pod's builder, doc_text.c); plain bytes, UTF-8 sequences, hex digits and
- * code points written back are textbuf.h's: one definition for what we read
- * and what we write. */
+/* White space, numbers, strings, hex digits and UTF-8 are lexed by
+ * json_lex.c (shared with the Pod's builder, doc_text.c, and the string
+ * writer, json_write.c): one definition for what we read and what we
+ * write. */
 
 static unsigned read_hex4(const char *s)
 {

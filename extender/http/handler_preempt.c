@@ -29,6 +29,7 @@
 #include "base/xalloc.h"
 #include "topology/demand.h"
 #include "base/textbuf.h"
+#include "extender/codec/json_write.h"
 
 /* Subsets of at most this many extra victims are tried exhaustively (the
  * fewest first); past it, or past the budget, a minimal set is found by

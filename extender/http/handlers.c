@@ -18,6 +18,7 @@
 #include "topology/judge.h"
 #include "topology/score.h"
 #include "base/textbuf.h"
+#include "extender/codec/json_write.h"
 
 void reply_text(struct reply *out, int status, const char *text)
 {

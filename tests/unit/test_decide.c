@@ -35,6 +35,7 @@
 #include "extender/codec/wire.h"
 #include "tests/support/http_client.h"
 #include "base/textbuf.h"
+#include "extender/codec/json_write.h"
 
 #define NRT_DIR "tests/data/decide/nrt"
 #define POD_DIR "tests/data/decide/pods"

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* extender/codec/json_lex: the RFC 8259 lexing shared by the request scan
- * (wire.c) and the Pod's builder (doc_text.c): numbers by their longest
- * valid prefix, strings with every problem at its byte, white space. */
+ * (wire_scan.c) and the Pod's builder (doc_text.c): numbers by their longest
+ * valid prefix, strings with every problem at its byte, white space, hex
+ * digits and UTF-8. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -88,12 +89,50 @@ static void white_space(void **state)
 	assert_int_equal(json_ws_end("\v", 0, 1), 0);
 }
 
+/* Hex digits, and code points written as UTF-8 at every length boundary,
+ * each read back as one well-formed sequence of that length. */
+static void hex_digits_and_utf8(void **state)
+{
+	static const struct {
+		unsigned long cp;
+		size_t len;
+		const char *bytes;
+	} cases[] = {
+		{ 0x24, 1, "\x24" },         { 0x7F, 1, "\x7F" },
+		{ 0x80, 2, "\xC2\x80" },     { 0x7FF, 2, "\xDF\xBF" },
+		{ 0x800, 3, "\xE0\xA0\x80" }, { 0x20AC, 3, "\xE2\x82\xAC" },
+		{ 0xFFFF, 3, "\xEF\xBF\xBF" }, { 0x10000, 4, "\xF0\x90\x80\x80" },
+		{ 0x1F600, 4, "\xF0\x9F\x98\x80" }, { 0x10FFFF, 4, "\xF4\x8F\xBF\xBF" },
+	};
+	size_t i;
+	char out[4];
+
+	(void)state;
+	assert_int_equal(json_hex_digit('0'), 0);
+	assert_int_equal(json_hex_digit('9'), 9);
+	assert_int_equal(json_hex_digit('a'), 10);
+	assert_int_equal(json_hex_digit('F'), 15);
+	assert_int_equal(json_hex_digit('g'), -1);
+	assert_int_equal(json_hex_digit('/'), -1);
+	assert_int_equal(json_hex_digit(':'), -1);
+	assert_int_equal(json_hex_digit('\0'), -1);
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		size_t n = utf8_put(out, cases[i].cp);
+
+		assert_int_equal(n, cases[i].len);
+		assert_memory_equal(out, cases[i].bytes, n);
+		if (n > 1)
+			assert_int_equal(utf8_seq_len((const unsigned char *)out, n), n);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(numbers),
 		cmocka_unit_test(strings),
 		cmocka_unit_test(white_space),
+		cmocka_unit_test(hex_digits_and_utf8),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
