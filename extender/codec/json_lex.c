@@ -204,3 +204,69 @@ enum json_str_status json_string_scan(const unsigned char *s, size_t i, size_t n
 		}
 	}
 }
+
+/* The code unit of the four hex digits at s, or -1. */
+static long hex4(const char *s)
+{
+	long v = 0;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		int h = json_hex_digit(s[i]);
+
+		if (h < 0)
+			return -1;
+		v = v * 16 + h;
+	}
+	return v;
+}
+
+size_t json_unescape(const char *s, size_t n, char *out, size_t cap, enum json_lone lone)
+{
+	static const char esc_in[] = "\"\\/bfnrt", esc_out[] = "\"\\/\b\f\n\r\t";
+	size_t i = 0, o = 0;
+
+	while (i < n) {
+		const char *bs = memchr(s + i, '\\', n - i), *e;
+		size_t run = bs != NULL ? (size_t)(bs - s) - i : n - i, k = 1;
+		char tmp[4];
+		long cp, lo;
+
+		if (run > cap - o)
+			return SIZE_MAX;
+		memcpy(out + o, s + i, run);
+		o += run;
+		i += run;
+		if (i == n)
+			break;
+		if (n - i < 2)
+			return SIZE_MAX;
+		if (s[i + 1] != 'u') {
+			e = memchr(esc_in, s[i + 1], sizeof esc_in - 1);
+			if (e == NULL)
+				return SIZE_MAX;
+			tmp[0] = esc_out[e - esc_in];
+			i += 2;
+		} else {
+			if (n - i < 6 || (cp = hex4(s + i + 2)) < 0)
+				return SIZE_MAX;
+			i += 6;
+			if (cp >= 0xD800 && cp <= 0xDBFF && n - i >= 6 && s[i] == '\\' && s[i + 1] == 'u' &&
+			    (lo = hex4(s + i + 2)) >= 0xDC00 && lo <= 0xDFFF) {
+				cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+				i += 6;
+			} else if (cp >= 0xD800 && cp <= 0xDFFF) {
+				if (lone == JSON_LONE_REFUSE)
+					return SIZE_MAX;
+				cp = 0xFFFD;
+			}
+			k = utf8_put(tmp, (unsigned long)cp);
+		}
+		if (k > cap - o)
+			return SIZE_MAX;
+		memcpy(out + o, tmp, k);
+		o += k;
+	}
+	out[o] = '\0';
+	return o;
+}

@@ -49,4 +49,20 @@ enum json_str_status {
 enum json_str_status json_string_scan(const unsigned char *s, size_t i, size_t n, bool check_utf8,
 				      size_t *at, unsigned *flags);
 
+/* What json_unescape makes of a \u escape of a lone surrogate (one not in
+ * a high-low pair). */
+enum json_lone {
+	JSON_LONE_REPLACE, /* U+FFFD, as json-c decodes it */
+	JSON_LONE_REFUSE,  /* nothing: json_unescape fails */
+};
+
+/* Decodes s[0..n), the text between the quotes of a string
+ * json_string_scan accepted, into out, NUL-terminated: the escapes RFC 8259
+ * defines, a surrogate pair as one 4-byte UTF-8 sequence, a lone surrogate
+ * as lone says, other bytes as they are. Returns the length, or SIZE_MAX
+ * when it would pass cap bytes (out holds cap + 1), a lone surrogate is
+ * refused, or s is not such a text. Never longer than n: every escape is
+ * longer than what it stands for, so cap n always suffices. */
+size_t json_unescape(const char *s, size_t n, char *out, size_t cap, enum json_lone lone);
+
 #endif

@@ -50,73 +50,11 @@ static const char *const field_names[NFIELDS] = { "Pod", "Nodes", "NodeNames" };
  * writer, json_write.c): one definition for what we read and what we
  * write. */
 
-static unsigned read_hex4(const char *s)
-{
-	unsigned v = 0;
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		int h = json_hex_digit(s[i]);
-
-		v = v * 16 + (unsigned)(h < 0 ? 0 : h);
-	}
-	return v;
-}
-
-/* Decodes the contents of a JSON string s[0..n) (escapes already validated
- * by the scan or json-c) into out, the way json-c decodes keys: a lone
- * surrogate becomes U+FFFD. Returns the length, or SIZE_MAX when it exceeds
- * cap (out holds cap + 1 bytes). Never longer than n: every escape is longer
- * than what it stands for. */
-static size_t decode_text(const char *s, size_t n, char *out, size_t cap)
-{
-	size_t i = 0, o = 0;
-
-	while (i < n) {
-		char tmp[4];
-		size_t k = 1;
-		unsigned cp;
-
-		if (s[i] != '\\') {
-			tmp[0] = s[i++];
-		} else if (i + 1 < n && s[i + 1] != 'u') {
-			static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
-			const char *e = memchr(from, s[i + 1], sizeof from - 1);
-
-			tmp[0] = e != NULL ? to[e - from] : s[i + 1];
-			i += 2;
-		} else if (n - i >= 6) {
-			cp = read_hex4(s + i + 2);
-			i += 6;
-			if (cp >= 0xD800 && cp <= 0xDBFF && n - i >= 6 &&
-			    s[i] == '\\' && s[i + 1] == 'u') {
-				unsigned lo = read_hex4(s + i + 2);
-
-				if (lo >= 0xDC00 && lo <= 0xDFFF) {
-					cp = 0x10000 + ((cp - 0xD800) << 10) +
-					     (lo - 0xDC00);
-					i += 6;
-				}
-			}
-			if (cp >= 0xD800 && cp <= 0xDFFF)
-				cp = 0xFFFD;
-			k = utf8_put(tmp, cp);
-		} else {
-			return SIZE_MAX; /* json-c would not have accepted it */
-		}
-		if (o + k > cap)
-			return SIZE_MAX;
-		memcpy(out + o, tmp, k);
-		o += k;
-	}
-	out[o] = '\0';
-	return o;
-}
-
-/* A key that can still name a field, decoded; SIZE_MAX when longer. */
+/* A key that can still name a field, decoded as json-c decodes keys (a lone
+ * surrogate becomes U+FFFD); SIZE_MAX when longer. */
 static size_t decode_key(const char *s, size_t n, char out[KEY_MAX + 1])
 {
-	return decode_text(s, n, out, KEY_MAX);
+	return json_unescape(s, n, out, KEY_MAX, JSON_LONE_REPLACE);
 }
 
 /* ---- Field names ------------------------------------------------------- */
@@ -793,8 +731,7 @@ static bool plain_names(const char *body, size_t start, size_t end, const char *
 	for (;;) {
 		const char *q;
 
-		while (i < end && strchr(" \t\n\r", body[i]) != NULL && body[i] != '\0')
-			i++;
+		i = json_ws_end(body, i, end);
 		if (i < end && body[i] == ']' && *n == 0)
 			return true;
 		if (i >= end || body[i] != '"')
@@ -810,9 +747,7 @@ static bool plain_names(const char *body, size_t start, size_t end, const char *
 		(*text)[*n] = body + i + 1;
 		(*lens)[*n] = (size_t)(q - body) - i - 1;
 		(*n)++;
-		i = (size_t)(q - body) + 1;
-		while (i < end && strchr(" \t\n\r", body[i]) != NULL && body[i] != '\0')
-			i++;
+		i = json_ws_end(body, (size_t)(q - body) + 1, end);
 		if (i < end && body[i] == ',') {
 			i++;
 			continue;
@@ -1423,7 +1358,7 @@ static size_t take_text(struct pre *p, size_t i)
 	if (flags & JSON_STR_ESCAPED) {
 		char *tmp = xmalloc(n + 1);
 
-		n = decode_text(p->r.b + i + 1, n, tmp, n);
+		n = json_unescape(p->r.b + i + 1, n, tmp, n, JSON_LONE_REPLACE);
 		textbuf_add(&p->text, tmp, n);
 		free(tmp);
 	} else {

@@ -126,6 +126,56 @@ static void hex_digits_and_utf8(void **state)
 	}
 }
 
+/* One unescaper for the scan's keys and the Pod's strings: the escapes, a
+ * surrogate pair as one sequence, a lone surrogate as the caller says, the
+ * cap, and text no scan accepted. */
+static void unescapes(void **state)
+{
+	static const struct {
+		const char *text;
+		enum json_lone lone;
+		size_t cap;
+		const char *out; /* NULL: SIZE_MAX */
+	} cases[] = {
+		{ "plain", JSON_LONE_REFUSE, 5, "plain" },
+		{ "a\\\"\\/\\b\\f\\n\\r\\t\\\\z", JSON_LONE_REFUSE, 64, "a\"/\b\f\n\r\t\\z" },
+		{ "\\u00e9\\u20AC", JSON_LONE_REFUSE, 64, "\xc3\xa9\xe2\x82\xac" },
+		{ "\\ud83d\\ude00!", JSON_LONE_REFUSE, 64, "\xf0\x9f\x98\x80!" },
+		{ "x\\ud800y", JSON_LONE_REPLACE, 64, "x\xef\xbf\xbdy" },
+		{ "x\\ud800y", JSON_LONE_REFUSE, 64, NULL },
+		{ "\\ude00", JSON_LONE_REPLACE, 64, "\xef\xbf\xbd" },
+		{ "\\ude00", JSON_LONE_REFUSE, 64, NULL },
+		/* A high surrogate before an escape that is not a low one: both
+		 * read on their own. */
+		{ "\\ud800\\u0041", JSON_LONE_REPLACE, 64, "\xef\xbf\xbd" "A" },
+		{ "abcdef", JSON_LONE_REFUSE, 5, NULL },
+		{ "abcd\\u00e9", JSON_LONE_REFUSE, 5, NULL },
+		{ "abc\\u00e9", JSON_LONE_REFUSE, 5, "abc\xc3\xa9" },
+		{ "a\\x", JSON_LONE_REPLACE, 64, NULL },
+		{ "a\\u12", JSON_LONE_REPLACE, 64, NULL },
+		{ "a\\", JSON_LONE_REPLACE, 64, NULL },
+	};
+	char out[65];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		size_t got = json_unescape(cases[i].text, strlen(cases[i].text), out, cases[i].cap,
+					   cases[i].lone);
+
+		if (cases[i].out == NULL) {
+			if (got != SIZE_MAX)
+				fail_msg("case %zu: length %zu, expected a refusal", i, got);
+			continue;
+		}
+		if (got != strlen(cases[i].out) || memcmp(out, cases[i].out, got) != 0 || out[got] != '\0')
+			fail_msg("case %zu: got %zu bytes \"%.*s\"", i, got, (int)(got == SIZE_MAX ? 0 : got), out);
+	}
+	/* \u0000 is one NUL byte (callers that need C strings refuse it). */
+	assert_int_equal(json_unescape("a\\u0000b", 8, out, 64, JSON_LONE_REFUSE), 3);
+	assert_memory_equal(out, "a\0b", 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -133,6 +183,7 @@ int main(void)
 		cmocka_unit_test(strings),
 		cmocka_unit_test(white_space),
 		cmocka_unit_test(hex_digits_and_utf8),
+		cmocka_unit_test(unescapes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
