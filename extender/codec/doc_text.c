@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* JSON text -> document tree without json-c, for the Pod of a request body
- * that wire.c's scan has already accepted: parsing it again with json-c,
- * converting json-c's tree and freeing it cost more than the rest of the
- * decode. The tree must be the one doc_from_json_kept makes of json-c 0.16's
+ * that the wire's scan (wire_scan.c) has already accepted: parsing it again
+ * with json-c, converting json-c's tree and freeing it cost more than the
+ * rest of the decode. The tree must be the one doc_from_json_kept makes of json-c 0.16's
  * parse, node for node, so this reads the text the way json-c does:
  *  - strings: escapes decoded as json-c's tokener does (a \u surrogate pair
  *    as one 4-byte UTF-8 sequence); other bytes copied as they are;

@@ -34,7 +34,7 @@ struct wire_args {
 	char **names;
 	size_t nnames;
 
-	/* Private to wire.c. */
+	/* Private to the wire codec. */
 	char *_name_text;        /* every name, NUL-terminated, back to back */
 	size_t _name_size;       /* bytes in _name_text */
 	unsigned char *_repeat;  /* NULL, or _repeat[i] != 0 when names[i]
@@ -81,10 +81,6 @@ struct wire_args {
  * safe either way. */
 enum err wire_decode_args(const char *body, size_t len, struct wire_args *out,
 			  struct errmsg *msg);
-
-/* Tests only: false makes wire_decode_args take its general path (json-c's
- * tree of the whole body) for the common request too, to compare the two. */
-extern bool wire_common_path;
 
 /* Frees everything wire_decode_args allocated and zeroes a; accepts a zeroed
  * struct. */
@@ -184,7 +180,7 @@ struct wire_preemption {
 	struct wire_victims *nodes; /* node and uids point into _text */
 	size_t nnodes;
 
-	/* Private to wire.c. */
+	/* Private to the wire codec. */
 	char *_text;            /* every name and UID, NUL-terminated */
 	char **_uids;           /* every node's uids, one array */
 };
