@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "extender/decide/outcome.h"
 #include "topology/pod.h"
 
 enum wire_mode {
@@ -86,17 +87,15 @@ enum err wire_decode_args(const char *body, size_t len, struct wire_args *out,
  * struct. */
 void wire_args_cleanup(struct wire_args *a);
 
-enum wire_outcome {
-	WIRE_PASS,
-	WIRE_FAILED,       /* FailedNodes: preemption may help */
-	WIRE_UNRESOLVABLE, /* FailedAndUnresolvableNodes: it cannot */
-};
-
 /* The ExtenderFilterResult for a decoded request, as malloc'd JSON text
  * (NUL-terminated; *len excludes the NUL). outcome[i] and reasons[i] belong
  * to names[i]; reasons may be NULL, and so may any reasons[i] (read as "");
- * a reason is ignored for WIRE_PASS. An outcome outside the enum counts as
- * WIRE_UNRESOLVABLE (fail closed). Keys come out in this order:
+ * a reason is ignored for a pass. outcome[i] places the node: DECISION_PASS
+ * in the pass list, DECISION_FAILED in FailedNodes (preemption may help),
+ * any other (unresolvable, no inventory, or outside the enum: fail closed)
+ * in FailedAndUnresolvableNodes. A node filter lets through without a pass
+ * (no inventory under missingInventory: allow) is the caller's to give as
+ * DECISION_PASS. Keys come out in this order:
  *   names mode: {"Nodes":null,"NodeNames":[passing names],"FailedNodes":{name:
  *                reason,...},"FailedAndUnresolvableNodes":{...},"Error":""}
  *   list mode:  {"Nodes":{"metadata":{},"items":[passing items]},
@@ -110,7 +109,7 @@ enum wire_outcome {
  * control characters as \u00XX; "/" is not escaped); invalid UTF-8 in a
  * reason becomes U+FFFD, as Go's encoder does. */
 char *wire_encode_filter(const struct wire_args *a,
-			 const enum wire_outcome *outcome,
+			 const enum decision_outcome *outcome,
 			 const char *const *reasons, size_t *len);
 
 /* {"Nodes":null,"NodeNames":null,"FailedNodes":{},

@@ -48,15 +48,16 @@ static bool repeated(const struct wire_args *a, size_t i)
 	return a->_repeat != NULL && a->_repeat[i] != 0;
 }
 
-static enum wire_outcome bucket(enum wire_outcome o)
+/* The reply's three places: pass, FailedNodes, and the rest. */
+static enum decision_outcome bucket(enum decision_outcome o)
 {
-	return o == WIRE_PASS || o == WIRE_FAILED ? o : WIRE_UNRESOLVABLE;
+	return o == DECISION_PASS || o == DECISION_FAILED ? o : DECISION_UNRESOLVABLE;
 }
 
 /* The members of FailedNodes or FailedAndUnresolvableNodes. */
 static void put_map(struct textbuf *b, const struct wire_args *a,
-		    const enum wire_outcome *outcome, const char *const *reasons,
-		    enum wire_outcome which)
+		    const enum decision_outcome *outcome, const char *const *reasons,
+		    enum decision_outcome which)
 {
 	/* Callers pass one pointer per distinct reason (handlers intern them):
 	 * the escaped text of the last few is copied, not escaped again. */
@@ -95,7 +96,7 @@ static void put_map(struct textbuf *b, const struct wire_args *a,
 }
 
 char *wire_encode_filter(const struct wire_args *a,
-			 const enum wire_outcome *outcome,
+			 const enum decision_outcome *outcome,
 			 const char *const *reasons, size_t *len)
 {
 	struct textbuf b;
@@ -114,7 +115,7 @@ char *wire_encode_filter(const struct wire_args *a,
 		for (i = 0; i < a->nnames; i++) {
 			size_t start = i > 0 ? a->_item_end[i - 1] : 0;
 
-			if (repeated(a, i) || bucket(outcome[i]) != WIRE_PASS)
+			if (repeated(a, i) || bucket(outcome[i]) != DECISION_PASS)
 				continue;
 			if (!first)
 				textbuf_addc(&b, ',');
@@ -125,7 +126,7 @@ char *wire_encode_filter(const struct wire_args *a,
 	} else {
 		TB_LIT(&b, "{\"Nodes\":null,\"NodeNames\":[");
 		for (i = 0; i < a->nnames; i++) {
-			if (repeated(a, i) || bucket(outcome[i]) != WIRE_PASS)
+			if (repeated(a, i) || bucket(outcome[i]) != DECISION_PASS)
 				continue;
 			if (!first)
 				textbuf_addc(&b, ',');
@@ -134,9 +135,9 @@ char *wire_encode_filter(const struct wire_args *a,
 		}
 		TB_LIT(&b, "],\"FailedNodes\":{");
 	}
-	put_map(&b, a, outcome, reasons, WIRE_FAILED);
+	put_map(&b, a, outcome, reasons, DECISION_FAILED);
 	TB_LIT(&b, "},\"FailedAndUnresolvableNodes\":{");
-	put_map(&b, a, outcome, reasons, WIRE_UNRESOLVABLE);
+	put_map(&b, a, outcome, reasons, DECISION_UNRESOLVABLE);
 	TB_LIT(&b, "},\"Error\":\"\"}");
 	return tb_finish(&b, REPLY_TOO_LARGE_FILTER, len);
 }
