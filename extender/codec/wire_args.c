@@ -16,6 +16,7 @@
 
 #include <json-c/json.h>
 
+#include "base/hash.h"
 #include "extender/codec/doc.h"
 #include "extender/codec/json_lex.h"
 #include "extender/codec/pod_decode.h"
@@ -134,31 +135,11 @@ static enum err check_name(struct json_object *jo, const char *list, size_t i,
 	return ERR_OK;
 }
 
-/* A hash of a name, a word at a time: FNV-1a byte by byte, and strlen plus
- * a variable-length memcpy for the tail, each cost more than the table. */
-static uint32_t name_hash(const char *s, size_t n)
-{
-	const uint64_t k = 0x9E3779B97F4A7C15u;
-	uint64_t h = n * k, w = 0;
-	size_t i;
-
-	for (; n >= 8; s += 8, n -= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * k;
-		h ^= h >> 29;
-	}
-	w = 0;
-	for (i = 0; i < n; i++)
-		w |= (uint64_t)(unsigned char)s[i] << (8 * i);
-	h = (h ^ w) * k;
-	h ^= h >> 32;
-	return (uint32_t)h;
-}
-
-/* Marks names that repeat an earlier one, given their hashes, with an
- * open-addressing set of name indexes at most two-thirds full: O(n), and
- * 32 KiB at 5000 names, small enough to stay in cache. Indexes fit in 32
- * bits: every name costs at least 3 bytes of a body below INT_MAX bytes. */
+/* Marks names that repeat an earlier one, given their hashes (base/hash.h,
+ * whose low bits pick the slot), with an open-addressing set of name
+ * indexes at most two-thirds full: O(n), and 32 KiB at 5000 names, small
+ * enough to stay in cache. Indexes fit in 32 bits: every name costs at
+ * least 3 bytes of a body below INT_MAX bytes. */
 static void find_repeats(struct wire_args *a, const uint32_t *hash)
 {
 	uint32_t *t; /* index + 1; 0 is empty */
@@ -189,9 +170,9 @@ static void find_repeats(struct wire_args *a, const uint32_t *hash)
 	free(t);
 }
 
-/* Copies n checked name strings into one buffer (two allocations, not n)
- * and marks repeats, hashing each name while it is at hand. */
-/* Copies n names (text[i], lens[i] bytes) into a, back to back. */
+/* Copies n checked names (text[i], lens[i] bytes) into a, back to back in
+ * one buffer (two allocations, not n), and marks repeats, hashing each name
+ * while it is at hand. */
 static void take_name_spans(struct wire_args *a, const char *const *text, const size_t *lens,
 			    size_t n)
 {
@@ -206,7 +187,7 @@ static void take_name_spans(struct wire_args *a, const char *const *text, const 
 		memcpy(a->_name_text + off, text[i], lens[i]);
 		a->_name_text[off + lens[i]] = '\0';
 		a->names[i] = a->_name_text + off;
-		hash[i] = name_hash(a->names[i], lens[i]);
+		hash[i] = (uint32_t)hash_bytes(a->names[i], lens[i]);
 		off += lens[i] + 1;
 	}
 	a->nnames = n;
