@@ -2,8 +2,13 @@
 /* JSON text -> document tree without json-c, for the Pod of a request body
  * that the wire's scan (wire_scan.c) has already accepted: parsing it again
  * with json-c, converting json-c's tree and freeing it cost more than the
- * rest of the decode. The tree must be the one doc_from_json_kept makes of json-c 0.16's
- * parse, node for node, so this reads the text the way json-c does:
+ * rest of the decode. The Pod's bytes are thus read twice, by the scan,
+ * which must check the whole body anyway, and here; building the tree
+ * during the scan would save only this pass over a few kilobytes of a body
+ * that is mostly node names, and would give the builder the scan's
+ * strictness and messages to carry. The tree must be the one
+ * doc_from_json_kept makes of json-c 0.16's parse, node for node, so this
+ * reads the text the way json-c does:
  *  - strings: escapes decoded as json-c's tokener does (a \u surrogate pair
  *    as one 4-byte UTF-8 sequence); other bytes copied as they are;
  *  - numbers: json-c keeps a double's source text ("1.50", "1e3") but reads
