@@ -182,222 +182,33 @@ bool textbuf_int(struct textbuf *b, int64_t v)
 	return textbuf_add(b, tmp + i, sizeof tmp - i);
 }
 
-/* Bytes that stand for themselves inside a JSON string: printable ASCII
- * except the quote and the backslash. */
-static bool is_plain(unsigned char c)
+char *textbuf_room(struct textbuf *b, size_t *n)
 {
-	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+	if (b->failed) {
+		*n = 0;
+		return NULL;
+	}
+	if (*n > b->max - b->len)
+		*n = b->max - b->len;
+	/* Within the ceiling, reserve does not fail (a heap builder grows, a
+	 * fixed one's cap is max + 1). */
+	reserve(b, n);
+	return b->buf + b->len;
 }
 
-/* Whether all 8 bytes of w are plain. Exact: the has-zero-byte and
- * has-byte-below-n tricks (Hacker's Delight 6-1) only err in bytes above a
- * real hit, so the whole-word answer is right. Strings are most of a
- * request and of a reply, so they go a word at a time. */
-static bool word_plain(uint64_t w)
+void textbuf_commit(struct textbuf *b, size_t k)
 {
-	const uint64_t ones = 0x0101010101010101u, highs = ones * 0x80;
-	uint64_t q = w ^ (ones * '"'), s = w ^ (ones * '\\');
-
-	return ((((w - ones * 0x20) & ~w) | ((q - ones) & ~q) |
-		 ((s - ones) & ~s) | w) & highs) == 0;
+	b->len += k;
+	b->buf[b->len] = '\0';
 }
 
-size_t json_skip_plain(const unsigned char *s, size_t i, size_t n)
+void textbuf_abandon(struct textbuf *b, size_t from)
 {
-	uint64_t w;
-
-	while (i < n && n - i >= 8) {
-		memcpy(&w, s + i, 8);
-		if (!word_plain(w))
-			break;
-		i += 8;
-	}
-	while (i < n && is_plain(s[i]))
-		i++;
-	return i;
-}
-
-int json_hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-size_t utf8_put(char *out, unsigned long cp)
-{
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		out[0] = (char)(0xC0 | (cp >> 6));
-		out[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xE0 | (cp >> 12));
-		out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		out[2] = (char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	out[0] = (char)(0xF0 | (cp >> 18));
-	out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-	out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-	out[3] = (char)(0x80 | (cp & 0x3F));
-	return 4;
-}
-
-size_t utf8_seq_len(const unsigned char *p, size_t avail)
-{
-	unsigned char lo = 0x80, hi = 0xBF;
-	size_t n, k;
-
-	if (p[0] >= 0xC2 && p[0] <= 0xDF) {
-		n = 2;
-	} else if (p[0] >= 0xE0 && p[0] <= 0xEF) {
-		n = 3;
-		if (p[0] == 0xE0)
-			lo = 0xA0; /* overlong below U+0800 */
-		else if (p[0] == 0xED)
-			hi = 0x9F; /* surrogates */
-	} else if (p[0] >= 0xF0 && p[0] <= 0xF4) {
-		n = 4;
-		if (p[0] == 0xF0)
-			lo = 0x90; /* overlong below U+10000 */
-		else if (p[0] == 0xF4)
-			hi = 0x8F; /* above U+10FFFF */
-	} else {
-		return 0;
-	}
-	if (avail < n || p[1] < lo || p[1] > hi)
-		return 0;
-	for (k = 2; k < n; k++) {
-		if ((p[k] & 0xC0) != 0x80)
-			return 0;
-	}
-	return n;
-}
-
-/* One escaped character of s at *i into o (room bytes free); returns the
- * bytes written, or 0 when they do not fit. */
-static size_t escape_one(const unsigned char *u, size_t *i, size_t n, char *o, size_t room)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t k;
-
-	if (u[*i] == '"' || u[*i] == '\\') {
-		if (room < 2)
-			return 0;
-		o[0] = '\\';
-		o[1] = (char)u[(*i)++];
-		return 2;
-	}
-	if (u[*i] < 0x20) {
-		if (room < 6)
-			return 0;
-		memcpy(o, "\\u00", 4);
-		o[4] = hex[u[*i] >> 4];
-		o[5] = hex[u[*i] & 0xF];
-		(*i)++;
-		return 6;
-	}
-	if ((k = utf8_seq_len(u + *i, n - *i)) != 0) {
-		if (room < k)
-			return 0;
-		memcpy(o, u + *i, k);
-		*i += k;
-		return k;
-	}
-	if (room < 6)
-		return 0;
-	memcpy(o, "\\ufffd", 6);
-	(*i)++;
-	return 6;
-}
-
-/* Output is at most 6 bytes per input byte, so each chunk of input reserves
- * its worst case once (or what the ceiling leaves) and is then written with
- * only a bounds check per run; chunks keep a huge string from reserving six
- * times its size. A heap builder that cannot hold the whole string keeps
- * none of it; a fixed one keeps what fitted, cut at a character boundary and
- * without its closing quote. */
-bool textbuf_json_str(struct textbuf *b, const char *s, size_t n)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t start = b->len, i = 0, whole = n + 2;
-
-	/* Most strings (node names, reasons) need no escape: one reservation
-	 * and one copy. */
-	if (n <= 4096 && json_skip_plain(u, 0, n) == n && whole <= b->max - b->len &&
-	    reserve(b, &whole)) {
-		char *o = b->buf + b->len;
-
-		o[0] = '"';
-		memcpy(o + 1, s, n);
-		o[n + 1] = '"';
-		b->len += n + 2;
-		b->buf[b->len] = '\0';
-		return true;
-	}
-	if (!textbuf_addc(b, '"'))
-		goto fail;
-	while (i < n) {
-		size_t stop = n - i > 4096 ? i + 4096 : n;
-		/* +8: a UTF-8 sequence may run up to 3 bytes past stop. */
-		size_t room = 6 * (stop - i) + 8;
-		char *o, *end;
-
-		if (room > b->max - b->len)
-			room = b->max - b->len;
-		if (!reserve(b, &room))
-			goto fail;
-		o = b->buf + b->len;
-		end = o + room;
-		while (i < stop) {
-			size_t run = i, k;
-
-			i = json_skip_plain(u, i, stop);
-			if ((size_t)(end - o) < i - run) {
-				i = run + (size_t)(end - o);
-				b->failed = true;
-			}
-			memcpy(o, s + run, i - run);
-			o += i - run;
-			if (b->failed || i >= stop)
-				break;
-			k = escape_one(u, &i, n, o, (size_t)(end - o));
-			if (k == 0) {
-				b->failed = true;
-				break;
-			}
-			o += k;
-		}
-		b->len = (size_t)(o - b->buf);
-		b->buf[b->len] = '\0';
-		if (b->failed)
-			goto fail;
-	}
-	if (textbuf_addc(b, '"'))
-		return true;
-fail:
 	b->failed = true;
-	if (!b->fixed && b->buf != NULL) {
-		b->len = start;
-		b->buf[start] = '\0';
+	if (!b->fixed && b->buf != NULL && from < b->len) {
+		b->len = from;
+		b->buf[from] = '\0';
 	}
-	return false;
-}
-
-bool textbuf_json_cstr(struct textbuf *b, const char *s)
-{
-	if (s == NULL)
-		s = "";
-	return textbuf_json_str(b, s, strlen(s));
 }
 
 bool textbuf_quote(struct textbuf *b, const char *text, size_t len, size_t max_shown,

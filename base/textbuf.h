@@ -51,12 +51,18 @@ bool textbuf_addc(struct textbuf *b, char c);
 bool textbuf_printf(struct textbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool textbuf_vprintf(struct textbuf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 bool textbuf_int(struct textbuf *b, int64_t v);
-/* s[0..n) as a JSON string with its quotes: '"' and '\\' escaped, control
- * bytes as \u00XX, '/' left alone, valid UTF-8 passed through and each byte
- * of an invalid sequence as \ufffd (what Go's encoder does). */
-bool textbuf_json_str(struct textbuf *b, const char *s, size_t n);
-/* A NUL-terminated string (NULL reads as ""), as textbuf_json_str. */
-bool textbuf_json_cstr(struct textbuf *b, const char *s);
+/* Writing in place, for writers that transform what they copy (the JSON
+ * string writer escapes as it goes): a pointer to *n bytes past the content
+ * for the caller to fill, *n cut to what the ceiling leaves (that is not a
+ * failure; NULL and 0 once the builder has failed). Nothing is appended
+ * until textbuf_commit keeps the first k of them; any other call on the
+ * builder may move them. */
+char *textbuf_room(struct textbuf *b, size_t *n);
+void textbuf_commit(struct textbuf *b, size_t k);
+/* Ends an append of several parts that did not fit, as one append past the
+ * ceiling ends: the builder fails, a heap builder drops what was appended
+ * since its length was from, a fixed one keeps what fitted. */
+void textbuf_abandon(struct textbuf *b, size_t from);
 
 /* text[0..len) as a double-quoted, single-line literal, the one quoting of
  * outside text for messages and logs: '"' and '\\' escaped, control bytes
@@ -76,17 +82,5 @@ bool textbuf_failed(const struct textbuf *b);
 /* Hands a heap builder's content to the caller (free() it; never NULL) and
  * leaves the builder empty; *len gets its length when len is not NULL. */
 char *textbuf_take(struct textbuf *b, size_t *len);
-
-/* Length of the well-formed UTF-8 sequence at p (p[0] >= 0x80), or 0: RFC
- * 3629's rules (no overlong forms, no surrogates, nothing above U+10FFFF). */
-size_t utf8_seq_len(const unsigned char *p, size_t avail);
-/* Index of the first byte of s[i..n) that is not printable ASCII other than
- * '"' and '\\' (a byte a JSON string can carry as it is), or n. */
-size_t json_skip_plain(const unsigned char *s, size_t i, size_t n);
-/* The value of one hexadecimal digit (a \uXXXX escape's), or -1. */
-int json_hex_digit(char c);
-/* Code point cp (at most U+10FFFF) written as UTF-8 at out (room for 4
- * bytes); returns how many bytes. Surrogates are the caller's to refuse. */
-size_t utf8_put(char *out, unsigned long cp);
 
 #endif

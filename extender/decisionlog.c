@@ -18,6 +18,7 @@
 #include "base/hash.h"
 #include "base/xalloc.h"
 #include "base/textbuf.h"
+#include "extender/codec/json_write.h"
 
 struct record_node {
 	char *name;

@@ -18,6 +18,7 @@
 #include "base/strmap.h"
 #include "base/xalloc.h"
 #include "base/textbuf.h"
+#include "extender/codec/json_write.h"
 
 /* A batch holds whole records, and one record may reach the decision
  * log's line ceiling (256 MiB) with the inventories it needs. */

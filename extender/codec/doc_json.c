@@ -31,6 +31,7 @@
 #include <json-c/json.h>
 
 #include "base/xalloc.h"
+#include "extender/codec/json_lex.h"
 
 struct span {
 	size_t off;
@@ -86,11 +87,8 @@ static void scan_text(const char *buf, size_t len, struct scan *s)
 			}
 			i++;
 			if (nul) {
-				size_t j = i;
+				size_t j = json_ws_end(buf, i, len);
 
-				while (j < len && (buf[j] == ' ' || buf[j] == '\t' ||
-						   buf[j] == '\r' || buf[j] == '\n'))
-					j++;
 				if (j < len && buf[j] == ':')
 					s->nul_key = true;
 			}

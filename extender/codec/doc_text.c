@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* JSON text -> document tree without json-c, for the Pod of a request body
- * that wire.c's scan has already accepted: parsing it again with json-c,
- * converting json-c's tree and freeing it cost more than the rest of the
- * decode. The tree must be the one doc_from_json_kept makes of json-c 0.16's
- * parse, node for node, so this reads the text the way json-c does:
+ * that the wire's scan (wire_scan.c) has already accepted: parsing it again
+ * with json-c, converting json-c's tree and freeing it cost more than the
+ * rest of the decode. The Pod's bytes are thus read twice, by the scan,
+ * which must check the whole body anyway, and here; building the tree
+ * during the scan would save only this pass over a few kilobytes of a body
+ * that is mostly node names, and would give the builder the scan's
+ * strictness and messages to carry. The tree must be the one
+ * doc_from_json_kept makes of json-c 0.16's parse, node for node, so this
+ * reads the text the way json-c does:
  *  - strings: escapes decoded as json-c's tokener does (a \u surrogate pair
  *    as one 4-byte UTF-8 sequence); other bytes copied as they are;
  *  - numbers: json-c keeps a double's source text ("1.50", "1e3") but reads
@@ -19,12 +24,12 @@
  * outside RFC 8259. */
 #include "extender/codec/doc.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "extender/codec/json_lex.h"
 #include "base/xalloc.h"
-#include "base/textbuf.h"
 
 struct build {
 	const char *s;
@@ -90,22 +95,6 @@ static void skip_ws(struct build *b)
 	b->pos = json_ws_end(b->s, b->pos, b->n);
 }
 
-/* The \uXXXX code unit at s (pointing at the backslash), or -1. */
-static long hex4(const char *s)
-{
-	long v = 0;
-	int i;
-
-	for (i = 2; i < 6; i++) {
-		int h = json_hex_digit(s[i]);
-
-		if (h < 0)
-			return -1;
-		v = v * 16 + h;
-	}
-	return v;
-}
-
 /* The string at b->pos (its opening quote): *end is just past the closing
  * quote, *escaped tells whether it holds a backslash. false for what RFC
  * 8259 refuses (bad escapes, raw control bytes; json-c would copy those) or
@@ -123,51 +112,20 @@ static bool string_span(const struct build *b, size_t *end, bool *escaped)
 
 /* The contents s[from, to) of a string string_span accepted, decoded into a
  * new NUL-terminated buffer (*text, *len without the NUL), or false for a
- * lone surrogate. Decoding never lengthens: an escape of 2, 6 or 12 bytes
- * gives 1, at most 3, or 4. */
+ * lone surrogate (json-c writes U+FFFD, but its reading around one is not
+ * worth copying: json-c decides). */
 static bool unescape(const char *s, size_t from, size_t to, char **text, size_t *len)
 {
-	static const char esc_in[] = "\"\\/bfnrt", esc_out[] = "\"\\/\b\f\n\r\t";
 	char *out = xmalloc(to - from + 1);
-	size_t o = 0;
+	size_t n = json_unescape(s + from, to - from, out, to - from, JSON_LONE_REFUSE);
 
-	while (from < to) {
-		const char *bs = memchr(s + from, '\\', to - from);
-		size_t run = bs != NULL ? (size_t)(bs - s) - from : to - from;
-		long cp, lo;
-
-		memcpy(out + o, s + from, run);
-		o += run;
-		from += run;
-		if (from == to)
-			break;
-		if (s[from + 1] != 'u') {
-			out[o++] = esc_out[strchr(esc_in, s[from + 1]) - esc_in];
-			from += 2;
-			continue;
-		}
-		cp = hex4(s + from);
-		from += 6;
-		if (cp >= 0xDC00 && cp <= 0xDFFF)
-			goto lone;
-		if (cp >= 0xD800 && cp <= 0xDBFF) {
-			if (to - from < 6 || s[from] != '\\' || s[from + 1] != 'u')
-				goto lone;
-			lo = hex4(s + from);
-			if (lo < 0xDC00 || lo > 0xDFFF)
-				goto lone;
-			cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-			from += 6;
-		}
-		o += utf8_put(out + o, (unsigned long)cp);
+	if (n == SIZE_MAX) {
+		free(out);
+		return false;
 	}
-	out[o] = '\0';
 	*text = out;
-	*len = o;
+	*len = n;
 	return true;
-lone:
-	free(out);
-	return false;
 }
 
 /* The string at b->pos as a new buffer, or, with text NULL, only skipped. */

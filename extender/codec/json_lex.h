@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The RFC 8259 lexing that wire.c's scan of a request and doc_text.c's
- * builder of a Pod share: white space, numbers and strings, one definition
- * of each. Text only: nothing here allocates or decodes. */
+/* The RFC 8259 lexing that the wire's scan of a request, its reader of
+ * preemption arguments and doc_text.c's builder of a Pod share, and the
+ * JSON string writer (json_write.h) too: white space, numbers, strings,
+ * their escapes and the UTF-8 inside them, one definition of each for what
+ * is read and what is written. Nothing here allocates. */
 #ifndef EXTENDER_JSON_LEX_H
 #define EXTENDER_JSON_LEX_H
 
@@ -15,6 +17,18 @@ size_t json_ws_end(const char *s, size_t i, size_t n);
  * (-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?), 0 when none is; *real
  * says whether it has a fraction or an exponent. */
 size_t json_number_len(const char *s, size_t n, bool *real);
+
+/* Index of the first byte of s[i..n) that is not printable ASCII other than
+ * '"' and '\\' (a byte a JSON string can carry as it is), or n. */
+size_t json_skip_plain(const unsigned char *s, size_t i, size_t n);
+/* The value of one hexadecimal digit (a \uXXXX escape's), or -1. */
+int json_hex_digit(char c);
+/* Length of the well-formed UTF-8 sequence at p (p[0] >= 0x80), or 0: RFC
+ * 3629's rules (no overlong forms, no surrogates, nothing above U+10FFFF). */
+size_t utf8_seq_len(const unsigned char *p, size_t avail);
+/* Code point cp (at most U+10FFFF) written as UTF-8 at out (room for 4
+ * bytes); returns how many bytes. Surrogates are the caller's to refuse. */
+size_t utf8_put(char *out, unsigned long cp);
 
 enum json_str_status {
 	JSON_STR_OK,
@@ -34,5 +48,21 @@ enum json_str_status {
  * without it they are taken as they are, as json-c takes them. */
 enum json_str_status json_string_scan(const unsigned char *s, size_t i, size_t n, bool check_utf8,
 				      size_t *at, unsigned *flags);
+
+/* What json_unescape makes of a \u escape of a lone surrogate (one not in
+ * a high-low pair). */
+enum json_lone {
+	JSON_LONE_REPLACE, /* U+FFFD, as json-c decodes it */
+	JSON_LONE_REFUSE,  /* nothing: json_unescape fails */
+};
+
+/* Decodes s[0..n), the text between the quotes of a string
+ * json_string_scan accepted, into out, NUL-terminated: the escapes RFC 8259
+ * defines, a surrogate pair as one 4-byte UTF-8 sequence, a lone surrogate
+ * as lone says, other bytes as they are. Returns the length, or SIZE_MAX
+ * when it would pass cap bytes (out holds cap + 1), a lone surrogate is
+ * refused, or s is not such a text. Never longer than n: every escape is
+ * longer than what it stands for, so cap n always suffices. */
+size_t json_unescape(const char *s, size_t n, char *out, size_t cap, enum json_lone lone);
 
 #endif

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "extender/decide/outcome.h"
 #include "topology/pod.h"
 
 enum wire_mode {
@@ -34,7 +35,7 @@ struct wire_args {
 	char **names;
 	size_t nnames;
 
-	/* Private to wire.c. */
+	/* Private to the wire codec. */
 	char *_name_text;        /* every name, NUL-terminated, back to back */
 	size_t _name_size;       /* bytes in _name_text */
 	unsigned char *_repeat;  /* NULL, or _repeat[i] != 0 when names[i]
@@ -82,25 +83,19 @@ struct wire_args {
 enum err wire_decode_args(const char *body, size_t len, struct wire_args *out,
 			  struct errmsg *msg);
 
-/* Tests only: false makes wire_decode_args take its general path (json-c's
- * tree of the whole body) for the common request too, to compare the two. */
-extern bool wire_common_path;
-
 /* Frees everything wire_decode_args allocated and zeroes a; accepts a zeroed
  * struct. */
 void wire_args_cleanup(struct wire_args *a);
 
-enum wire_outcome {
-	WIRE_PASS,
-	WIRE_FAILED,       /* FailedNodes: preemption may help */
-	WIRE_UNRESOLVABLE, /* FailedAndUnresolvableNodes: it cannot */
-};
-
 /* The ExtenderFilterResult for a decoded request, as malloc'd JSON text
  * (NUL-terminated; *len excludes the NUL). outcome[i] and reasons[i] belong
  * to names[i]; reasons may be NULL, and so may any reasons[i] (read as "");
- * a reason is ignored for WIRE_PASS. An outcome outside the enum counts as
- * WIRE_UNRESOLVABLE (fail closed). Keys come out in this order:
+ * a reason is ignored for a pass. outcome[i] places the node: DECISION_PASS
+ * in the pass list, DECISION_FAILED in FailedNodes (preemption may help),
+ * any other (unresolvable, no inventory, or outside the enum: fail closed)
+ * in FailedAndUnresolvableNodes. A node filter lets through without a pass
+ * (no inventory under missingInventory: allow) is the caller's to give as
+ * DECISION_PASS. Keys come out in this order:
  *   names mode: {"Nodes":null,"NodeNames":[passing names],"FailedNodes":{name:
  *                reason,...},"FailedAndUnresolvableNodes":{...},"Error":""}
  *   list mode:  {"Nodes":{"metadata":{},"items":[passing items]},
@@ -114,7 +109,7 @@ enum wire_outcome {
  * control characters as \u00XX; "/" is not escaped); invalid UTF-8 in a
  * reason becomes U+FFFD, as Go's encoder does. */
 char *wire_encode_filter(const struct wire_args *a,
-			 const enum wire_outcome *outcome,
+			 const enum decision_outcome *outcome,
 			 const char *const *reasons, size_t *len);
 
 /* {"Nodes":null,"NodeNames":null,"FailedNodes":{},
@@ -184,7 +179,7 @@ struct wire_preemption {
 	struct wire_victims *nodes; /* node and uids point into _text */
 	size_t nnodes;
 
-	/* Private to wire.c. */
+	/* Private to the wire codec. */
 	char *_text;            /* every name and UID, NUL-terminated */
 	char **_uids;           /* every node's uids, one array */
 };

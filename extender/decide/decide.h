@@ -12,24 +12,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "extender/decide/outcome.h"
 #include "extender/decide/settings.h"
 #include "topology/demand.h"
 #include "topology/inventory.h"
 #include "topology/judge.h"
 #include "topology/score.h"
-
-/* One enum, one table of names (decision_outcome_name) for the wire, the
- * log, the metrics and the decision log. */
-enum decision_outcome {
-	DECISION_PASS,          /* the kubelet would admit the pod */
-	DECISION_FAILED,        /* it would not; preemption may help */
-	DECISION_UNRESOLVABLE,  /* it would not even on an empty node */
-	DECISION_NO_INVENTORY,  /* no NodeResourceTopology for the node */
-	DECISION_NOUTCOMES
-};
-
-/* "pass", "failed", "unresolvable", "noInventory". */
-const char *decision_outcome_name(enum decision_outcome o);
 
 /* The reason given for a node without inventory under missingInventory: deny. */
 #define DECISION_NO_INVENTORY_REASON "NUMA: no NodeResourceTopology inventory for this node"

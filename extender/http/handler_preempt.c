@@ -18,6 +18,7 @@
 #include "base/xalloc.h"
 #include "topology/demand.h"
 #include "base/textbuf.h"
+#include "extender/codec/json_write.h"
 
 /* Decides one candidate node (decide/preempt.c) on its snapshot and the
  * ledger's pods there; out gets the victims to return: the given ones

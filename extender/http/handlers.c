@@ -9,6 +9,7 @@
 #include "extender/decide/decide.h"
 #include "extender/decide/pool.h"
 #include "extender/codec/object_json.h"
+#include "extender/codec/score_json.h"
 #include "extender/log.h"
 #include "extender/metrics.h"
 #include "extender/decide/verdict_cache.h"
@@ -30,31 +31,6 @@ void reply_text(struct reply *out, int status, const char *text)
 	out->body[len] = '\n';
 	out->body[len + 1] = '\0';
 	out->len = len + 1;
-}
-
-/* A score's parts as the decision log records them. Resource names come
- * from the node's inventory: escaped, and never larger than the builder's
- * ceiling (a part is at most a few hundred bytes; SCORE_MAX_PARTS bounds
- * their number). */
-static char *parts_json(const struct score_breakdown *b)
-{
-	struct textbuf t;
-	size_t i;
-
-	textbuf_init(&t, (size_t)1 << 20);
-	textbuf_addc(&t, '[');
-	for (i = 0; i < b->nparts; i++) {
-		textbuf_adds(&t, i ? ",{\"resource\":" : "{\"resource\":");
-		textbuf_json_cstr(&t, b->parts[i].resource);
-		textbuf_printf(&t, ",\"weight\":%lld,\"score100\":%lld}", (long long)b->parts[i].weight,
-			       (long long)b->parts[i].score100);
-	}
-	textbuf_addc(&t, ']');
-	if (textbuf_failed(&t)) {
-		textbuf_reset(&t);
-		textbuf_adds(&t, "[]");
-	}
-	return textbuf_take(&t, NULL);
 }
 
 static void reply_json(struct reply *out, char *body, size_t len)
@@ -123,14 +99,6 @@ static bool decode(const char *body, size_t len, bool filter, struct wire_args *
 	}
 	wire_args_cleanup(args);
 	return false;
-}
-
-/* Where a decision lands in ExtenderFilterResult. */
-static enum wire_outcome wire_bucket_of(enum decision_outcome outcome, bool passes)
-{
-	if (passes)
-		return WIRE_PASS;
-	return outcome == DECISION_FAILED ? WIRE_FAILED : WIRE_UNRESOLVABLE;
 }
 
 /* The candidates' snapshots, looked up once: store node (NULL: none),
@@ -203,7 +171,7 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 	struct store_set *set;
 	struct settings *settings;
 	struct reasons reasons = { NULL, 0 };
-	enum wire_outcome *outcome;
+	enum decision_outcome *outcome;
 	const char **why;
 	struct wire_args args;
 	uint64_t counts[DECISION_NOUTCOMES] = { 0 };
@@ -260,7 +228,9 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 		const struct store_node *sn = sns[i];
 		const struct decision_brief *d = &briefs[i];
 
-		outcome[i] = wire_bucket_of(d->outcome, d->passes);
+		/* A node let through without a pass (no inventory under
+		 * missingInventory: allow) goes in the pass list. */
+		outcome[i] = d->passes ? DECISION_PASS : d->outcome;
 		why[i] = d->reason ? intern(&reasons, d->reason) : NULL;
 		counts[d->outcome]++;
 		if (!d->passes)
@@ -350,7 +320,7 @@ void handle_prioritize(const struct handler_ctx *h, const char *body, size_t len
 			decide(&in, sn ? sn->inventory : NULL, sn ? sn->id : 0, &d);
 			scores[i] = d.score;
 			counts[d.outcome]++;
-			parts = d.outcome == DECISION_PASS ? parts_json(&d.parts) : NULL;
+			parts = d.outcome == DECISION_PASS ? score_parts_json(&d.parts) : NULL;
 			decision_record_node(record, args.names[i], sn, decision_outcome_name(d.outcome),
 					     d.reason, d.numa_ids, d.score, parts);
 			free(parts);

@@ -14,6 +14,7 @@
 #include "extender/kube/reflector.h"
 #include "extender/log.h"
 #include "base/textbuf.h"
+#include "extender/codec/json_write.h"
 #include "extender/codec/pod_decode.h"
 #include "base/xalloc.h"
 

@@ -186,7 +186,7 @@ static void cand_cleanup(struct cand *c)
 struct entry {
 	const char *reason;       /* interned; NULL when passing */
 	int64_t score;
-	enum wire_outcome outcome;
+	enum decision_outcome outcome;
 };
 
 /* A pod variant: its own demand, UID and name. */
@@ -309,13 +309,13 @@ static void variant_judge(struct env *e, struct variant *v, const struct cand *c
 		decide(&in, sn->inventory, 0, &d);
 		t->score = d.score;
 		if (d.passes) {
-			t->outcome = WIRE_PASS;
+			t->outcome = DECISION_PASS;
 			cell->npass++;
 		} else if (d.outcome == DECISION_FAILED) {
-			t->outcome = WIRE_FAILED;
+			t->outcome = DECISION_FAILED;
 			cell->nfailed++;
 		} else {
-			t->outcome = WIRE_UNRESOLVABLE;
+			t->outcome = DECISION_UNRESOLVABLE;
 			cell->nunres++;
 		}
 		t->reason = d.passes ? NULL : reason_intern(d.reason);
@@ -443,10 +443,10 @@ static char *floor_answer(const struct cell *cell, bool filter, const char *body
 			if (id == SIZE_MAX || cell->cand->pos[id] == 0)
 				goto unknown;
 			t = &v->table[cell->cand->pos[id] - 1];
-			if (t->outcome == WIRE_PASS)
+			if (t->outcome == DECISION_PASS)
 				json_object_array_add(pass, json_object_get(s));
 			else
-				json_object_object_add(t->outcome == WIRE_FAILED ? failed : unres, name,
+				json_object_object_add(t->outcome == DECISION_FAILED ? failed : unres, name,
 						       json_object_new_string(t->reason));
 		}
 	} else {

@@ -96,7 +96,7 @@ struct body {
 	size_t filter_len;
 	char *prio_reply;
 	size_t prio_len;
-	enum wire_outcome *outcome;  /* per candidate */
+	enum decision_outcome *outcome;  /* per candidate */
 	const char **reason;         /* per candidate, NULL when passing */
 	int64_t *score;              /* per candidate */
 	char **reasons;              /* distinct reason texts */
@@ -213,7 +213,7 @@ static size_t reply_name(const char *name, const char *what)
 	return pos_map[id];
 }
 
-static void bucket_walk(struct json_object *map, enum wire_outcome outcome, struct body *fill,
+static void bucket_walk(struct json_object *map, enum decision_outcome outcome, struct body *fill,
 			size_t *count, const char *what)
 {
 	struct json_object_iterator it = json_object_iter_begin(map);
@@ -261,15 +261,15 @@ static size_t check_filter(const char *text, size_t len, const size_t *ids, size
 			bench_die("%s: NodeNames[%zu] is not a string", what, i);
 		pos = reply_name(json_object_get_string(s), what);
 		if (fill) {
-			fill->outcome[pos] = WIRE_PASS;
+			fill->outcome[pos] = DECISION_PASS;
 			fill->reason[pos] = NULL;
 		}
 		npass++;
 	}
-	bucket_walk(member(o, "FailedNodes", json_type_object, what), WIRE_FAILED, fill, &nfailed,
+	bucket_walk(member(o, "FailedNodes", json_type_object, what), DECISION_FAILED, fill, &nfailed,
 		    what);
 	bucket_walk(member(o, "FailedAndUnresolvableNodes", json_type_object, what),
-		    WIRE_UNRESOLVABLE, fill, &nunres, what);
+		    DECISION_UNRESOLVABLE, fill, &nunres, what);
 	want_check_clear(ids, n, what);
 	if (fill) {
 		fill->npass = npass;
@@ -544,13 +544,13 @@ static size_t baseline_filter_once(const struct body *b, char *copy, size_t size
 		const char *name = json_object_get_string(json_object_array_get_idx(names, i));
 
 		switch (b->outcome[i]) {
-		case WIRE_PASS:
+		case DECISION_PASS:
 			json_object_array_add(pass, json_object_get(json_object_array_get_idx(names, i)));
 			break;
-		case WIRE_FAILED:
+		case DECISION_FAILED:
 			json_object_object_add(failed, name, json_object_new_string(b->reason[i]));
 			break;
-		case WIRE_UNRESOLVABLE:
+		case DECISION_UNRESOLVABLE:
 		default:
 			json_object_object_add(unres, name, json_object_new_string(b->reason[i]));
 			break;
@@ -927,7 +927,7 @@ static void judge_groups(struct env *e, const struct body *b)
 				if (sn == NULL)
 					bench_die("%s is not in the store", args.names[i]);
 				if (sn->inventory->policy == policies[p] &&
-				    (b->outcome[i] == WIRE_PASS) == (k == 0))
+				    (b->outcome[i] == DECISION_PASS) == (k == 0))
 					nodes[g.n++] = sn->inventory;
 			}
 			if (g.n == 0)

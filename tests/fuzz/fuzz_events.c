@@ -23,6 +23,7 @@
 #include "extender/inventory/source_pods.h"
 #include "extender/inventory/store.h"
 #include "base/textbuf.h"
+#include "extender/codec/json_write.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

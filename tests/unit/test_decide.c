@@ -35,6 +35,7 @@
 #include "extender/codec/wire.h"
 #include "tests/support/http_client.h"
 #include "base/textbuf.h"
+#include "extender/codec/json_write.h"
 
 #define NRT_DIR "tests/data/decide/nrt"
 #define POD_DIR "tests/data/decide/pods"
@@ -44,7 +45,7 @@
 /* What one verb said of one node. */
 struct said {
 	char name[64];
-	enum wire_outcome bucket;
+	enum decision_outcome bucket;
 	char reason[DECISION_REASON_MAX];
 	int64_t score;
 	bool has_inventory;
@@ -106,17 +107,17 @@ static void read_replies(const char *filter, const char *prioritize, struct said
 		found = 0;
 		for (k = 0; pass && k < json_object_array_length(pass); k++)
 			if (strcmp(json_object_get_string(json_object_array_get_idx(pass, k)), said[i].name) == 0) {
-				said[i].bucket = WIRE_PASS;
+				said[i].bucket = DECISION_PASS;
 				said[i].reason[0] = '\0';
 				found++;
 			}
 		if ((r = json_object_object_get(failed, said[i].name)) != NULL) {
-			said[i].bucket = WIRE_FAILED;
+			said[i].bucket = DECISION_FAILED;
 			snprintf(said[i].reason, sizeof said[i].reason, "%s", json_object_get_string(r));
 			found++;
 		}
 		if ((r = json_object_object_get(unres, said[i].name)) != NULL) {
-			said[i].bucket = WIRE_UNRESOLVABLE;
+			said[i].bucket = DECISION_UNRESOLVABLE;
 			snprintf(said[i].reason, sizeof said[i].reason, "%s", json_object_get_string(r));
 			found++;
 		}
@@ -145,7 +146,7 @@ static void check_simulate(const char *pod_path, const struct said *said, size_t
 	FILE *p;
 
 	for (i = 0; i < n; i++)
-		if (said[i].has_inventory && said[i].bucket == WIRE_PASS &&
+		if (said[i].has_inventory && said[i].bucket == DECISION_PASS &&
 		    (best == NULL || said[i].score > best->score ||
 		     (said[i].score == best->score && strcmp(said[i].name, best->name) < 0)))
 			best = &said[i];
@@ -204,8 +205,8 @@ static void check_explain(const struct pod_spec *pod, const struct nrt_object *o
 		for (i = 0; i < n && strcmp(said[i].name, name) != 0; i++)
 			;
 		assert_true(i < n);
-		assert_int_equal(admit, said[i].bucket == WIRE_PASS);
-		assert_int_equal(unres, said[i].bucket == WIRE_UNRESOLVABLE);
+		assert_int_equal(admit, said[i].bucket == DECISION_PASS);
+		assert_int_equal(unres, said[i].bucket == DECISION_UNRESOLVABLE);
 		assert_int_equal(json_object_get_int64(json_object_object_get(e, "score")), said[i].score);
 	}
 	json_object_put(o);
@@ -226,7 +227,7 @@ static void check_bind(struct ledger *ledger, const struct pod_spec *pod, const 
 		if (!said[i].has_inventory)
 			continue;
 		r = ledger_bind(ledger, pod, "uid-decide", said[i].name, why, sizeof why);
-		if (said[i].bucket == WIRE_PASS) {
+		if (said[i].bucket == DECISION_PASS) {
 			assert_int_equal(r, LEDGER_BIND_ADDED);
 			ledger_bind_failed(ledger, "uid-decide");
 		} else {
@@ -306,11 +307,11 @@ static void every_verb_decides_alike(void **state)
 		read_replies(fr.body, pr.body, said, nobjs + 1);
 		/* The node without inventory: deny makes it unresolvable, with
 		 * the one no-inventory reason, and scores 0. */
-		assert_int_equal(said[nobjs].bucket, WIRE_UNRESOLVABLE);
+		assert_int_equal(said[nobjs].bucket, DECISION_UNRESOLVABLE);
 		assert_string_equal(said[nobjs].reason, DECISION_NO_INVENTORY_REASON);
 		assert_int_equal(said[nobjs].score, 0);
 		for (k = 0; k < nobjs; k++)
-			if (said[k].bucket != WIRE_PASS)
+			if (said[k].bucket != DECISION_PASS)
 				assert_int_equal(said[k].score, 0);
 		check_explain(&pod, objs, nobjs, holder.current, said, nobjs + 1);
 		check_simulate(path, said, nobjs + 1);

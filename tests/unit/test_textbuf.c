@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The bounded text builder: growth, the ceiling (heap: nothing appended,
  * failed sticks; fixed: what fits is kept), printf longer than its small
- * buffer, integers, and JSON strings (escapes, invalid UTF-8 as U+FFFD,
- * strings larger than one chunk, a string cut at the ceiling). */
+ * buffer, integers, and writing in place (room cut at the ceiling, an
+ * abandoned append ending as one append past the ceiling ends). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -113,72 +113,48 @@ static void integers(void **state)
 	textbuf_free(&b);
 }
 
-static void json_strings(void **state)
+static void writes_in_place(void **state)
 {
-	/* quote, backslash, newline, a control byte, é, an overlong '/', a lone
-	 * continuation byte, a surrogate, a 4-byte sequence cut short. */
-	static const char in[] = "a\"b\\c\nd\x01"
-				 "\xc3\xa9"
-				 "\xc0\xaf"
-				 "\x80"
-				 "\xed\xa0\x80"
-				 "\xf0\x9f\x98";
 	struct textbuf b;
+	char mem[8], *o;
+	size_t n = 4;
 
 	(void)state;
-	textbuf_init(&b, 4096);
-	assert_true(textbuf_json_str(&b, in, sizeof in - 1));
-	assert_string_equal(textbuf_str(&b),
-			    "\"a\\\"b\\\\c\\u000ad\\u0001\xc3\xa9\\ufffd\\ufffd\\ufffd"
-			    "\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\"");
-	textbuf_reset(&b);
-	assert_true(textbuf_json_cstr(&b, NULL));
-	assert_string_equal(textbuf_str(&b), "\"\"");
-	textbuf_free(&b);
-}
-
-static void json_string_larger_than_a_chunk(void **state)
-{
-	size_t n = 10000, i;
-	char *in = malloc(n);
-	struct textbuf b;
-
-	(void)state;
-	for (i = 0; i < n; i++)
-		in[i] = i % 100 == 99 ? '\n' : 'x';
-	textbuf_init(&b, 1 << 20);
-	assert_true(textbuf_json_str(&b, in, n));
-	/* 100 newlines become 6 bytes each, plus the quotes. */
-	assert_int_equal(textbuf_len(&b), n + 100 * 5 + 2);
-	textbuf_free(&b);
-	/* A ceiling between the plain size and its worst case still fits it:
-	 * the reservation is the worst case only where memory allows. */
-	textbuf_init(&b, n + 100 * 5 + 2);
-	assert_true(textbuf_json_str(&b, in, n));
-	textbuf_free(&b);
-	/* One byte less: the heap builder keeps nothing of the string. */
-	textbuf_init(&b, n + 100 * 5 + 1);
-	assert_true(textbuf_adds(&b, "{"));
-	assert_false(textbuf_json_str(&b, in, n));
-	assert_string_equal(textbuf_str(&b), "{");
+	textbuf_init(&b, 10);
+	textbuf_adds(&b, "ab");
+	o = textbuf_room(&b, &n);
+	assert_non_null(o);
+	assert_int_equal(n, 4);
+	memcpy(o, "cdef", 4);
+	/* Nothing is appended before the commit, and only what it keeps. */
+	assert_int_equal(textbuf_len(&b), 2);
+	textbuf_commit(&b, 3);
+	assert_string_equal(textbuf_str(&b), "abcde");
+	/* Room is cut to the ceiling without failing the builder. */
+	n = 100;
+	assert_non_null(textbuf_room(&b, &n));
+	assert_int_equal(n, 5);
+	assert_false(textbuf_failed(&b));
+	/* An abandoned heap append drops what it added since its start. */
+	textbuf_adds(&b, "xyz");
+	textbuf_abandon(&b, 5);
 	assert_true(textbuf_failed(&b));
+	assert_string_equal(textbuf_str(&b), "abcde");
+	n = 1;
+	assert_null(textbuf_room(&b, &n));
+	assert_int_equal(n, 0);
 	textbuf_free(&b);
-	free(in);
-}
-
-static void json_string_cut_in_fixed_memory(void **state)
-{
-	char mem[12];
-	struct textbuf b;
-
-	(void)state;
+	/* A fixed builder keeps what fitted. */
 	textbuf_init_fixed(&b, mem, sizeof mem);
-	assert_false(textbuf_json_cstr(&b, "abc\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"));
-	/* Cut at a character boundary, never inside é. */
-	assert_string_equal(mem, "\"abc\xc3\xa9\xc3\xa9\xc3\xa9");
-	textbuf_init_fixed(&b, mem, sizeof mem);
-	assert_false(textbuf_json_cstr(&b, "abcdef\n"));
-	assert_string_equal(mem, "\"abcdef");
+	textbuf_adds(&b, "ab");
+	n = 100;
+	o = textbuf_room(&b, &n);
+	assert_int_equal(n, 5);
+	memcpy(o, "cd", 2);
+	textbuf_commit(&b, 2);
+	textbuf_abandon(&b, 2);
+	assert_true(textbuf_failed(&b));
+	assert_string_equal(mem, "abcd");
 }
 
 static void repeats_its_own_content(void **state)
@@ -238,44 +214,6 @@ static void quotes_cut_to_fit(void **state)
 	assert_string_equal(small, "");
 }
 
-/* The decoders' shared pieces: hex digits, and code points written as
- * UTF-8 at every length boundary, each read back as one well-formed
- * sequence of that length. */
-static void hex_digits_and_utf8(void **state)
-{
-	static const struct {
-		unsigned long cp;
-		size_t len;
-		const char *bytes;
-	} cases[] = {
-		{ 0x24, 1, "\x24" },         { 0x7F, 1, "\x7F" },
-		{ 0x80, 2, "\xC2\x80" },     { 0x7FF, 2, "\xDF\xBF" },
-		{ 0x800, 3, "\xE0\xA0\x80" }, { 0x20AC, 3, "\xE2\x82\xAC" },
-		{ 0xFFFF, 3, "\xEF\xBF\xBF" }, { 0x10000, 4, "\xF0\x90\x80\x80" },
-		{ 0x1F600, 4, "\xF0\x9F\x98\x80" }, { 0x10FFFF, 4, "\xF4\x8F\xBF\xBF" },
-	};
-	size_t i;
-	char out[4];
-
-	(void)state;
-	assert_int_equal(json_hex_digit('0'), 0);
-	assert_int_equal(json_hex_digit('9'), 9);
-	assert_int_equal(json_hex_digit('a'), 10);
-	assert_int_equal(json_hex_digit('F'), 15);
-	assert_int_equal(json_hex_digit('g'), -1);
-	assert_int_equal(json_hex_digit('/'), -1);
-	assert_int_equal(json_hex_digit(':'), -1);
-	assert_int_equal(json_hex_digit('\0'), -1);
-	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		size_t n = utf8_put(out, cases[i].cp);
-
-		assert_int_equal(n, cases[i].len);
-		assert_memory_equal(out, cases[i].bytes, n);
-		if (n > 1)
-			assert_int_equal(utf8_seq_len((const unsigned char *)out, n), n);
-	}
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,13 +222,10 @@ int main(void)
 		cmocka_unit_test(fixed_keeps_what_fits),
 		cmocka_unit_test(printf_longer_than_its_small_buffer),
 		cmocka_unit_test(integers),
-		cmocka_unit_test(json_strings),
-		cmocka_unit_test(json_string_larger_than_a_chunk),
-		cmocka_unit_test(json_string_cut_in_fixed_memory),
+		cmocka_unit_test(writes_in_place),
 		cmocka_unit_test(repeats_its_own_content),
 		cmocka_unit_test(quotes_for_messages),
 		cmocka_unit_test(quotes_cut_to_fit),
-		cmocka_unit_test(hex_digits_and_utf8),
 	};
 
 	return cmocka_run_group_tests_name("textbuf", tests, NULL, NULL);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Tests for the extender wire codec (extender/codec/wire.c): ExtenderArgs decoding
+/* Tests for the extender wire codec (extender/codec/wire_*.c): ExtenderArgs decoding
  * against the shared fixtures and hand-made bodies, the 400-class versus
  * 200+Error split with exact messages, and the filter, error and prioritize
  * replies read back with json-c. Run from the repository root. */
@@ -20,6 +20,7 @@
 #include "extender/codec/object_json.h"
 #include "tests/support/http_client.h"
 #include "extender/codec/wire.h"
+#include "extender/codec/wire_internal.h"
 #include "topology/quantity.h"
 
 #define SHARED "tests/data/fixtures/wire/"
@@ -260,7 +261,7 @@ static void wire_exact_duplicate_key_keeps_last(void **state)
 		"{\"Pod\":" POD ",\"Nodes\":{\"items\":[{\"metadata\":{\"name\":\"x\"}}]},"
 		"\"Nodes\":{\"items\":[{\"metadata\":{\"name\":\"y\"}}],"
 		"\"items\":[{\"metadata\":{\"name\":\"z\"},\"k\":1}]}}";
-	static const enum wire_outcome pass[] = { WIRE_PASS };
+	static const enum decision_outcome pass[] = { DECISION_PASS };
 	struct wire_args a;
 	size_t n = 0;
 	char *json;
@@ -548,7 +549,7 @@ static void wire_pod_numeric_quantities(void **state)
 
 /* Every name in exactly one of the three buckets (pass list or map). */
 static void check_buckets(struct json_object *res, const struct wire_args *a,
-			  const enum wire_outcome *outcome, const char *const *reasons)
+			  const enum decision_outcome *outcome, const char *const *reasons)
 {
 	struct json_object *failed = member(res, "FailedNodes");
 	struct json_object *unres = member(res, "FailedAndUnresolvableNodes");
@@ -576,12 +577,12 @@ static void check_buckets(struct json_object *res, const struct wire_args *a,
 		assert_int_equal(in_pass + json_object_object_get_ex(failed, a->names[i], NULL) +
 					 json_object_object_get_ex(unres, a->names[i], NULL),
 				 1);
-		if (outcome[i] == WIRE_PASS) {
+		if (outcome[i] == DECISION_PASS) {
 			assert_int_equal(in_pass, 1);
 			npass++;
 			continue;
 		}
-		r = member(outcome[i] == WIRE_FAILED ? failed : unres, a->names[i]);
+		r = member(outcome[i] == DECISION_FAILED ? failed : unres, a->names[i]);
 		assert_string_equal(json_object_get_string(r), reasons[i]);
 	}
 	assert_int_equal(json_object_array_length(pass), npass);
@@ -589,8 +590,8 @@ static void check_buckets(struct json_object *res, const struct wire_args *a,
 
 static void wire_encode_filter_names_mode(void **state)
 {
-	static const enum wire_outcome outcome[] = { WIRE_PASS, WIRE_FAILED,
-						     WIRE_UNRESOLVABLE, WIRE_PASS };
+	static const enum decision_outcome outcome[] = { DECISION_PASS, DECISION_FAILED,
+						     DECISION_UNRESOLVABLE, DECISION_PASS };
 	static const char *const reasons[] = { NULL, "numa: no zone fits", "zone too small", NULL };
 	static const char want[] =
 		"{\"Nodes\":null,\"NodeNames\":[\"worker-gpu-017\",\"worker-gpu-020\"],"
@@ -616,7 +617,7 @@ static void wire_encode_filter_names_mode(void **state)
 
 static void wire_encode_filter_empty_buckets(void **state)
 {
-	static const enum wire_outcome fail[] = { WIRE_FAILED, WIRE_FAILED };
+	static const enum decision_outcome fail[] = { DECISION_FAILED, DECISION_FAILED };
 	static const char body[] = "{\"Pod\":" POD ",\"NodeNames\":[]}";
 	struct wire_args a;
 	size_t n = 0;
@@ -651,8 +652,8 @@ static void wire_encode_filter_empty_buckets(void **state)
  * item, in order, and the reply parses with the exact keys. */
 static void wire_encode_filter_list_mode_round_trip(void **state)
 {
-	static const enum wire_outcome outcome[] = { WIRE_FAILED, WIRE_PASS, WIRE_PASS,
-						     WIRE_UNRESOLVABLE };
+	static const enum decision_outcome outcome[] = { DECISION_FAILED, DECISION_PASS, DECISION_PASS,
+						     DECISION_UNRESOLVABLE };
 	static const char *const reasons[] = { "cpu", NULL, NULL, "gpu \"H100\" on zone 1" };
 	static const char *const list_keys[] = { "metadata", "items" };
 	struct json_object *req, *res, *in_items, *out_items, *nodes;
@@ -685,8 +686,8 @@ static void wire_encode_filter_list_mode_round_trip(void **state)
 
 	/* Everything passes: the whole list echoes equal. */
 	{
-		static const enum wire_outcome all[] = { WIRE_PASS, WIRE_PASS, WIRE_PASS,
-							 WIRE_PASS };
+		static const enum decision_outcome all[] = { DECISION_PASS, DECISION_PASS, DECISION_PASS,
+							 DECISION_PASS };
 		struct json_object *res2;
 		char *json2 = wire_encode_filter(&a, all, NULL, &n);
 
@@ -710,7 +711,7 @@ static void wire_echo_keeps_source_bytes(void **state)
 		"{ \"metadata\" : {\"name\":\"n1\",\"annotations\":{\"a\":\"\\u003cb\\u003e \\/\"}},"
 		"\"status\":{\"daemonEndpoints\":{\"kubeletEndpoint\":{\"Port\":10250}},"
 		"\"x\":1.50E+2,\"s\":\"\xe2\x80\xa8\"} }";
-	static const enum wire_outcome pass[] = { WIRE_PASS, WIRE_PASS };
+	static const enum decision_outcome pass[] = { DECISION_PASS, DECISION_PASS };
 	struct wire_args a;
 	size_t len, n = 0;
 	char *body, *json;
@@ -748,8 +749,8 @@ static void wire_escapes_odd_names(void **state)
 	static const char want_pass[] =
 		"\"NodeNames\":[\"q\\\"uote\",\"back\\\\slash\",\"ctl\\u0001\\u001f\\u000a\","
 		"\"sl/ash\",\"\xc3\xa9t\xc3\xa9\",\"\xe2\x80\xa8\",\"\xf0\x9f\x98\x80\"]";
-	static const enum wire_outcome outcome[] = { WIRE_PASS, WIRE_PASS, WIRE_PASS, WIRE_PASS,
-						     WIRE_PASS, WIRE_PASS, WIRE_PASS, WIRE_FAILED };
+	static const enum decision_outcome outcome[] = { DECISION_PASS, DECISION_PASS, DECISION_PASS, DECISION_PASS,
+						     DECISION_PASS, DECISION_PASS, DECISION_PASS, DECISION_FAILED };
 	static const char *const reasons[] = { NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 					       "tab\there \"q\" \\ /" };
 	struct json_object *res, *pass;
@@ -784,7 +785,7 @@ static void wire_escapes_odd_names(void **state)
 static void wire_invalid_utf8_in_reason_becomes_replacement(void **state)
 {
 	static const char body[] = "{\"Pod\":" POD ",\"NodeNames\":[\"a\"]}";
-	static const enum wire_outcome outcome[] = { WIRE_UNRESOLVABLE };
+	static const enum decision_outcome outcome[] = { DECISION_UNRESOLVABLE };
 	static const char *const reasons[] = { "bad \xff\xc3 end \xed\xa0\x80" };
 	struct json_object *res;
 	struct wire_args a;
@@ -801,11 +802,12 @@ static void wire_invalid_utf8_in_reason_becomes_replacement(void **state)
 	wire_args_cleanup(&a);
 }
 
-/* Outcomes outside the enum fail closed. */
+/* Outcomes other than a pass or a failure, and any outside the enum, go to
+ * FailedAndUnresolvableNodes (fail closed). */
 static void wire_unknown_outcome_is_unresolvable(void **state)
 {
-	static const char body[] = "{\"Pod\":" POD ",\"NodeNames\":[\"a\",\"b\"]}";
-	enum wire_outcome outcome[2] = { WIRE_PASS, (enum wire_outcome)7 };
+	static const char body[] = "{\"Pod\":" POD ",\"NodeNames\":[\"a\",\"b\",\"c\"]}";
+	enum decision_outcome outcome[3] = { DECISION_PASS, DECISION_NO_INVENTORY, (enum decision_outcome)7 };
 	struct wire_args a;
 	size_t n = 0;
 	char *json;
@@ -814,7 +816,7 @@ static void wire_unknown_outcome_is_unresolvable(void **state)
 	decode_ok(body, sizeof body - 1, &a);
 	json = wire_encode_filter(&a, outcome, NULL, &n);
 	assert_string_equal(json, "{\"Nodes\":null,\"NodeNames\":[\"a\"],\"FailedNodes\":{},"
-				  "\"FailedAndUnresolvableNodes\":{\"b\":\"\"},\"Error\":\"\"}");
+				  "\"FailedAndUnresolvableNodes\":{\"b\":\"\",\"c\":\"\"},\"Error\":\"\"}");
 	free(json);
 	wire_args_cleanup(&a);
 }
@@ -824,8 +826,8 @@ static void wire_unknown_outcome_is_unresolvable(void **state)
 static void wire_repeated_names_first_wins(void **state)
 {
 	static const char body[] = "{\"Pod\":" POD ",\"NodeNames\":[\"a\",\"b\",\"a\",\"c\",\"b\"]}";
-	static const enum wire_outcome outcome[] = { WIRE_FAILED, WIRE_PASS, WIRE_PASS,
-						     WIRE_UNRESOLVABLE, WIRE_FAILED };
+	static const enum decision_outcome outcome[] = { DECISION_FAILED, DECISION_PASS, DECISION_PASS,
+						     DECISION_UNRESOLVABLE, DECISION_FAILED };
 	static const char *const reasons[] = { "r0", NULL, NULL, "r3", "r4" };
 	static const int64_t scores[] = { 1, 2, 3, 4, 5 };
 	struct wire_args a;
@@ -851,7 +853,7 @@ static void wire_repeated_names_first_wins(void **state)
 static void wire_encode_filter_partitions_many_names(void **state)
 {
 	enum { N = 3000 };
-	static enum wire_outcome outcome[N];
+	static enum decision_outcome outcome[N];
 	static const char *reasons[N];
 	static char names[N][16];
 	struct json_object *res;
@@ -867,8 +869,8 @@ static void wire_encode_filter_partitions_many_names(void **state)
 		snprintf(names[i], sizeof names[i], "node-%04zu", i);
 		k += (size_t)snprintf(body + k, cap - k, "%s\"%s\"", i ? "," : "", names[i]);
 		seed = seed * 1103515245u + 12345u;
-		outcome[i] = (enum wire_outcome)((seed >> 16) % 3);
-		reasons[i] = outcome[i] == WIRE_PASS ? NULL : names[i];
+		outcome[i] = (enum decision_outcome)((seed >> 16) % 3);
+		reasons[i] = outcome[i] == DECISION_PASS ? NULL : names[i];
 	}
 	k += (size_t)snprintf(body + k, cap - k, "],\"Pod\":" POD "}");
 	decode_ok(body, k, &a);
@@ -1076,11 +1078,8 @@ static void wire_common_and_general_paths_agree(void **state)
 			snprintf(path, sizeof path, SHARED "%s", fixtures[i - sizeof bodies / sizeof bodies[0]]);
 			text = read_file_or_die(path, &len);
 		}
-		wire_common_path = true;
 		r1 = wire_decode_args(text, len, &a1, &m1);
-		wire_common_path = false;
-		r2 = wire_decode_args(text, len, &a2, &m2);
-		wire_common_path = true;
+		r2 = wire_decode_args_via(text, len, &a2, &m2, false);
 		if (r1 != r2 || (r1 != ERR_OK && strcmp(m1.text, m2.text) != 0))
 			fail_msg("body %zu: %d \"%s\" vs %d \"%s\"", i, r1, m1.text, r2, m2.text);
 		if (r1 == ERR_OK) {
