@@ -21,6 +21,7 @@ judge | nrt)   formats="nrt quantity json yaml" ;;
 pod)           formats="kube quantity json yaml" ;;
 quantity)      formats="quantity" ;;
 request | wire) formats="kube quantity json" ;;
+sched)         formats="kube quantity yaml json" ;;
 *)
 	echo "fuzz-prepare: target \"$target\" has no dictionaries listed in scripts/fuzz-prepare.sh" >&2
 	exit 2
