@@ -24,7 +24,7 @@ static void quoted(struct textbuf *t, const char *s)
 	textbuf_quote(t, s ? s : "", s ? strlen(s) : 0, 200, TEXTBUF_QUOTE_RAW_HIGH);
 }
 
-static void extender_note(const struct sim_setup *s, struct textbuf *t)
+static void extender_note(const struct sim_setup *s, bool no_urls, struct textbuf *t)
 {
 	const struct sched_extender *e;
 	size_t i;
@@ -35,8 +35,11 @@ static void extender_note(const struct sim_setup *s, struct textbuf *t)
 		return;
 	}
 	e = &s->config.extenders[s->numa];
-	textbuf_printf(t, "numa-extender: extenders[%zu], urlPrefix ", s->numa);
-	quoted(t, e->url_prefix);
+	textbuf_printf(t, "numa-extender: extenders[%zu]", s->numa);
+	if (!no_urls) {
+		textbuf_adds(t, ", urlPrefix ");
+		quoted(t, e->url_prefix);
+	}
 	textbuf_printf(t, ", weight %lld (score x %lld x 10), ", (long long)e->weight,
 		       (long long)e->weight);
 	if (e->nmanaged == 0) {
@@ -67,7 +70,7 @@ static void nodes_note(const struct sim_cluster *c, struct textbuf *t)
 		textbuf_printf(t, "; %zu Node item(s) that did not decode left out", c->invalid_nodes);
 }
 
-size_t sim_run_notes(const struct sim_run *r, bool has_running, char ***lines)
+size_t sim_run_notes(const struct sim_run *r, bool has_running, bool no_urls, char ***lines)
 {
 	const struct sim_setup *s = &r->setup;
 	struct textbuf t;
@@ -82,7 +85,7 @@ size_t sim_run_notes(const struct sim_run *r, bool has_running, char ***lines)
 		quoted(&t, s->source);
 	textbuf_printf(&t, "; kube-scheduler %s", sched_version_name(s->version));
 	add(lines, &n, &t);
-	extender_note(s, &t);
+	extender_note(s, no_urls, &t);
 	add(lines, &n, &t);
 	if (s->other_extenders) {
 		textbuf_printf(&t, "%zu other extender(s): not modelled, taken as keeping every node "

@@ -15,8 +15,9 @@
 /* One line each: the scheduler configuration and version, numa-extender's
  * place in it, other extenders, where the nodes came from, the running
  * pods, what the profiles turn on that is not modelled. Heap strings in a
- * heap array; free with sim_notes_free. has_running: --running was given. */
-size_t sim_run_notes(const struct sim_run *r, bool has_running, char ***lines);
+ * heap array; free with sim_notes_free. has_running: --running was given;
+ * no_urls: leave the extender's urlPrefix out (the HTML page names no URL). */
+size_t sim_run_notes(const struct sim_run *r, bool has_running, bool no_urls, char ***lines);
 void sim_notes_free(char **lines, size_t n);
 
 struct sim_free {

@@ -292,7 +292,7 @@ static struct json_object *run_json(const struct sim_run *r, const struct sched_
 	struct json_object *nodes = json_object_new_array(), *notes = json_object_new_array();
 	struct json_object *sched = json_object_new_object(), *stats = json_object_new_object();
 	char **lines = NULL;
-	size_t i, n = sim_run_notes(r, has_running, &lines), *order;
+	size_t i, n = sim_run_notes(r, has_running, false, &lines), *order;
 
 	json_object_object_add(o, "config", json_object_new_string(r->label));
 	json_object_object_add(o, "placed", json_object_new_int64((int64_t)r->nplaced));
@@ -371,7 +371,7 @@ static void run_text(const struct sim_run *r, const struct sched_pod *pods, size
 {
 	char **lines = NULL;
 	const char **res = NULL;
-	size_t i, n = sim_run_notes(r, has_running, &lines), nres, *order;
+	size_t i, n = sim_run_notes(r, has_running, false, &lines), nres, *order;
 
 	printf("== %s: %zu placed, %zu unschedulable\n", r->label, r->nplaced, npods - r->nplaced);
 	for (i = 0; i < n; i++)
