@@ -196,6 +196,21 @@ static void server_down(struct server_env *e)
 	free(e->body.p);
 }
 
+/* A run of the built-in configuration on a fresh cluster from in, the bench
+ * pod decoded, and a placer. */
+static struct sim_placer *run_start(const struct sim_inputs *in, const struct settings *settings,
+				    struct sim_run *run, struct sched_pod **pods, size_t *npods)
+{
+	struct errmsg msg;
+
+	memset(run, 0, sizeof *run);
+	if (sim_setup_load(&run->setup, NULL, NULL, SCHED_VERSION_DEFAULT, &msg) != ERR_OK ||
+	    sim_cluster_build(in, SCHED_VERSION_DEFAULT, &run->cluster, &msg) != ERR_OK)
+		bench_die("setup: %s", msg.text);
+	pod_of(bench_pod_json, bench_pod_len, pods, npods);
+	return sim_placer_new(&run->cluster, &run->setup, settings);
+}
+
 static void placement_check(const struct sim_placement *pl, const struct sim_stats *before,
 			    const struct sim_stats *after, size_t k)
 {
@@ -218,14 +233,8 @@ static double part1(const struct sim_inputs *in, const struct settings *settings
 	uint64_t *http_ns = xcalloc(cfg.samples + 1, sizeof *http_ns);
 	size_t npods = 0, i, placed = 0;
 	double sim_med, http_med, sim_mean, ratio;
-	struct errmsg msg;
 
-	memset(&run, 0, sizeof run);
-	if (sim_setup_load(&run.setup, NULL, NULL, SCHED_VERSION_DEFAULT, &msg) != ERR_OK ||
-	    sim_cluster_build(in, SCHED_VERSION_DEFAULT, &run.cluster, &msg) != ERR_OK)
-		bench_die("setup: %s", msg.text);
-	pod_of(bench_pod_json, bench_pod_len, &pods, &npods);
-	placer = sim_placer_new(&run.cluster, &run.setup, settings);
+	placer = run_start(in, settings, &run, &pods, &npods);
 	server_up(&e, cfg.nodes);
 	/* Untimed: the demand's first sight on each side. */
 	sim_place_one(placer, &pods[0], &pl);
@@ -274,16 +283,10 @@ static void place_only(const struct sim_inputs *in, const struct settings *setti
 	struct sim_placement pl;
 	struct sim_placer *placer;
 	struct sim_run run;
-	struct errmsg msg;
 	size_t npods = 0, i;
 	uint64_t t0;
 
-	memset(&run, 0, sizeof run);
-	if (sim_setup_load(&run.setup, NULL, NULL, SCHED_VERSION_DEFAULT, &msg) != ERR_OK ||
-	    sim_cluster_build(in, SCHED_VERSION_DEFAULT, &run.cluster, &msg) != ERR_OK)
-		bench_die("setup: %s", msg.text);
-	pod_of(bench_pod_json, bench_pod_len, &pods, &npods);
-	placer = sim_placer_new(&run.cluster, &run.setup, settings);
+	placer = run_start(in, settings, &run, &pods, &npods);
 	t0 = bench_now_ns();
 	for (i = 0; i < n; i++) {
 		sim_place_one(placer, &pods[0], &pl);
