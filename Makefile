@@ -10,7 +10,7 @@ SAN     ?=
 WERROR  ?=
 
 PKGS    := json-c yaml-0.1 libmicrohttpd libcurl gnutls libxxhash
-TESTPKG := cmocka
+TESTPKG := cmocka zlib
 
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wold-style-definition -Wformat=2 -Wundef -Wvla -Wwrite-strings -Wcast-qual \

@@ -33,14 +33,17 @@ enum sched_code {
  * its reasons, each counted separately in the FitError message. */
 struct sched_status {
 	enum sched_code code;
-	char *plugin;  /* "NodeAffinity", "Extender", ...; NULL on success */
+	/* "NodeAffinity", "Extender", ...: a name of static storage, not
+	 * copied (a simulation rejects thousands of nodes a pod); NULL on
+	 * success. */
+	const char *plugin;
 	char **reasons;
 	size_t nreasons;
 };
 
 void sched_status_cleanup(struct sched_status *st);
-/* Marks st rejected by plugin with code (the more severe code wins) and
- * adds one reason (copied). */
+/* Marks st rejected by plugin (static storage, kept as given) with code (the
+ * more severe code wins) and adds one reason (copied). */
 void sched_status_reject(struct sched_status *st, enum sched_code code,
 			 const char *plugin, const char *reason);
 

@@ -74,13 +74,24 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* One reason and how many statuses gave it. */
+struct reason_count {
+	const char *text;
+	size_t count;
+};
+
+static int cmp_count(const void *a, const void *b)
+{
+	return strcmp(((const struct reason_count *)a)->text, ((const struct reason_count *)b)->text);
+}
+
 char *sched_fit_error(const struct sched_status *status, size_t n, size_t nall,
 		      const char *prefilter)
 {
 	struct textbuf b, entry;
-	const char **reasons = NULL;
+	struct reason_count *runs = NULL;
 	char **entries = NULL;
-	size_t nreasons = 0, nentries = 0, i, j;
+	size_t nruns = 0, nentries = 0, i, j;
 
 	textbuf_init(&b, FIT_ERROR_MAX);
 	textbuf_printf(&b, "0/%zu nodes are available:", nall);
@@ -89,18 +100,28 @@ char *sched_fit_error(const struct sched_status *status, size_t n, size_t nall,
 		return textbuf_take(&b, NULL);
 	}
 	for (i = 0; i < n; i++)
-		nreasons += status[i].nreasons;
-	reasons = xcalloc(nreasons + 1, sizeof *reasons);
-	for (i = 0, nreasons = 0; i < n; i++)
-		for (j = 0; j < status[i].nreasons; j++)
-			reasons[nreasons++] = status[i].reasons[j];
-	qsort(reasons, nreasons, sizeof *reasons, cmp_str);
-	entries = xcalloc(nreasons + 1, sizeof *entries);
-	for (i = 0; i < nreasons; i = j) {
-		for (j = i + 1; j < nreasons && strcmp(reasons[j], reasons[i]) == 0; j++)
-			;
+		nruns += status[i].nreasons;
+	runs = xcalloc(nruns + 1, sizeof *runs);
+	/* Neighbouring nodes mostly fail for the same reason: counted in runs
+	 * first, so that thousands of equal texts are not sorted one by one. */
+	for (i = 0, nruns = 0; i < n; i++)
+		for (j = 0; j < status[i].nreasons; j++) {
+			if (nruns > 0 && strcmp(runs[nruns - 1].text, status[i].reasons[j]) == 0) {
+				runs[nruns - 1].count++;
+				continue;
+			}
+			runs[nruns].text = status[i].reasons[j];
+			runs[nruns++].count = 1;
+		}
+	qsort(runs, nruns, sizeof *runs, cmp_count);
+	entries = xcalloc(nruns + 1, sizeof *entries);
+	for (i = 0; i < nruns; i = j) {
+		size_t count = runs[i].count;
+
+		for (j = i + 1; j < nruns && strcmp(runs[j].text, runs[i].text) == 0; j++)
+			count += runs[j].count;
 		textbuf_init(&entry, FIT_ERROR_MAX);
-		textbuf_printf(&entry, "%zu %s", j - i, reasons[i]);
+		textbuf_printf(&entry, "%zu %s", count, runs[i].text);
 		entries[nentries++] = textbuf_take(&entry, NULL);
 	}
 	/* Go's sort.Strings over "<count> <reason>": byte order, so "10 x"
@@ -114,6 +135,6 @@ char *sched_fit_error(const struct sched_status *status, size_t n, size_t nall,
 	if (nentries > 0)
 		textbuf_addc(&b, '.');
 	free(entries);
-	free(reasons);
+	free(runs);
 	return textbuf_take(&b, NULL);
 }

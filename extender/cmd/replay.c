@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Replay of a decision log: configs and inventory versions are rebuilt from
  * their records, decisions re-judged and compared field by field (verdict,
- * reason, score) and by winner (the top-scoring node). */
+ * reason, score) and by winner: the node kube-scheduler would take, from the
+ * scheduler model (sim_cluster.h) fed with what the log holds — the nodes
+ * of the call (they passed kube-scheduler's filters already: only its
+ * scores run), each known from its NRT alone, and numa-extender's answers
+ * before and after. */
 #include "extender/cmd/replay.h"
 
 #include <json-c/json.h>
@@ -19,7 +23,9 @@
 #include "extender/decide/settings.h"
 #include "extender/decisionlog.h"
 #include "extender/file_read.h"
+#include "extender/cmd/sim_cluster.h"
 #include "base/xalloc.h"
+#include "scheduler/cycle.h"
 #include "topology/demand.h"
 
 
@@ -39,6 +45,11 @@ struct replay {
 	struct logged_inventory *inventories;
 	size_t ninventories;
 	struct settings *override;   /* --config, or NULL */
+	/* The scheduler of the top node: its configuration, and the pod's
+	 * profile with the filters off and every node scored (the logged
+	 * nodes are the ones kube-scheduler found feasible). */
+	struct sim_setup setup;
+	struct sched_profile scoring;
 	bool json;
 	size_t calls, identical, changed;
 	struct json_object *report;  /* array of changed calls (json output) */
@@ -118,44 +129,189 @@ static int damaged(size_t lineno, const char *what)
 	return 2;
 }
 
-/* The best node by score among passing ones; ties by name. */
-static void top(const char *name, const char *verdict, int64_t score, const char **best,
-		int64_t *best_score)
+/* numa-extender's answers on a call's nodes, as its filter and prioritize
+ * gave them (before) or give them now (after). */
+struct answers {
+	const bool *pass;
+	const bool *unresolvable;
+	const char *const *reason;
+	const int64_t *score;
+};
+
+struct dispatch {
+	const struct sim_setup *setup;
+	const struct answers *numa;
+};
+
+/* numa-extender answers as logged or decided; any other extender keeps
+ * every node and scores nothing, as in simulate. */
+static enum err dispatch_filter(void *arg, size_t ext, const struct sched_pod *pod,
+				const struct sched_node *nodes, const size_t *cand, size_t n,
+				struct sched_ext_filter *out, struct errmsg *msg)
 {
-	if (strcmp(verdict, "pass") != 0 && strcmp(verdict, "noInventory") != 0)
-		return;
-	if (*best == NULL || score > *best_score || (score == *best_score && strcmp(name, *best) < 0)) {
-		*best = name;
-		*best_score = score;
+	const struct dispatch *d = arg;
+	size_t i;
+
+	(void)pod;
+	(void)nodes;
+	(void)msg;
+	for (i = 0; i < n; i++) {
+		if (!d->setup->has_numa || ext != d->setup->numa) {
+			out->pass[i] = true;
+			continue;
+		}
+		out->pass[i] = d->numa->pass[cand[i]];
+		out->unresolvable[i] = d->numa->unresolvable[cand[i]];
+		out->reason[i] = d->numa->reason[cand[i]];
 	}
+	return ERR_OK;
+}
+
+static enum err dispatch_prioritize(void *arg, size_t ext, const struct sched_pod *pod,
+				    const struct sched_node *nodes, const size_t *idx, size_t n,
+				    int64_t *score, bool *has, struct errmsg *msg)
+{
+	const struct dispatch *d = arg;
+	size_t i;
+
+	(void)pod;
+	(void)nodes;
+	(void)msg;
+	if (!d->setup->has_numa || ext != d->setup->numa)
+		return ERR_OK;
+	for (i = 0; i < n; i++) {
+		score[i] = d->numa->score[idx[i]];
+		has[i] = true;
+	}
+	return ERR_OK;
+}
+
+/* The node the scheduler takes with these answers, or NULL; the whole tied
+ * set goes to tied (names, borrowed from views). */
+static const char *top(const struct replay *r, const struct sched_pod *pod,
+		       const struct sched_node *views, size_t n, const struct answers *a,
+		       struct json_object *tied)
+{
+	struct dispatch d = { &r->setup, a };
+	struct sched_extender_ops ops = { &d, dispatch_filter, dispatch_prioritize };
+	struct sched_cycle_in in = { &r->setup.config, &r->scoring, r->setup.version, pod,
+				     views, n, 0, &ops };
+	struct sched_cycle_out out;
+	const char *best = NULL;
+	size_t i;
+
+	if (sched_schedule_one(&in, &out) == SCHED_SCHEDULED) {
+		best = views[out.chosen].name;
+		for (i = 0; i < out.ntied; i++)
+			json_object_array_add(tied, json_object_new_string(views[out.tied[i]].name));
+	}
+	sched_cycle_out_cleanup(&out);
+	return best;
+}
+
+/* The scheduler's view of a logged node: its NRT alone (the NRT-only rule
+ * of simulate), or nothing known but its name. */
+static void logged_view(const char *name, const struct inventory_node *inv, struct sched_node *v)
+{
+	if (inv != NULL) {
+		sim_view_from_inventory(inv, v);
+		return;
+	}
+	memset(v, 0, sizeof *v);
+	v->name = xstrdup(name);
+	v->allocatable.pods = SIM_NRT_ONLY_PODS;
+	v->allocatable.memory = INT64_MAX;
+	v->allocatable.ephemeral_storage = INT64_MAX;
+}
+
+/* One call's nodes: what the log says and what is decided now. */
+struct call_nodes {
+	size_t n;
+	struct sched_node *views;
+	bool *pass[2], *unres[2];
+	const char **reason[2];
+	int64_t *score[2];
+	char **reason_now; /* owned copies of the decisions' reasons */
+};
+
+static void call_nodes_init(struct call_nodes *c, size_t n)
+{
+	int k;
+
+	memset(c, 0, sizeof *c);
+	c->views = xcalloc(n + 1, sizeof *c->views);
+	for (k = 0; k < 2; k++) {
+		c->pass[k] = xcalloc(n + 1, sizeof *c->pass[k]);
+		c->unres[k] = xcalloc(n + 1, sizeof *c->unres[k]);
+		c->reason[k] = xcalloc(n + 1, sizeof *c->reason[k]);
+		c->score[k] = xcalloc(n + 1, sizeof *c->score[k]);
+	}
+	c->reason_now = xcalloc(n + 1, sizeof *c->reason_now);
+}
+
+static void call_nodes_cleanup(struct call_nodes *c)
+{
+	size_t i;
+	int k;
+
+	sched_nodes_free(c->views, c->n);
+	for (k = 0; k < 2; k++) {
+		free(c->pass[k]);
+		free(c->unres[k]);
+		free(c->reason[k]);
+		free(c->score[k]);
+	}
+	for (i = 0; i < c->n; i++)
+		free(c->reason_now[i]);
+	free(c->reason_now);
+}
+
+/* The top node before (k 0) and after (k 1); the tied sets go to the
+ * call's JSON when it is reported. */
+static const char *call_top(const struct replay *r, const struct sched_pod *pod,
+			    const struct call_nodes *c, int k, struct json_object *tied)
+{
+	struct answers a = { c->pass[k], c->unres[k], c->reason[k], c->score[k] };
+
+	return top(r, pod, c->views, c->n, &a, tied);
 }
 
 static int decision(struct replay *r, struct json_object *o, size_t lineno)
 {
 	struct json_object *pod = NULL, *nodes = NULL, *seq = NULL, *changes;
+	struct json_object *tied_before = json_object_new_array(), *tied_after = json_object_new_array();
 	const char *verb = str(o, "verb"), *digest = str(o, "config");
 	const char *top_before = NULL, *top_after = NULL;
-	int64_t tb = 0, ta = 0;
 	struct pod_demand *demand = NULL;
 	struct settings *logged, *use;
+	struct call_nodes cn;
+	struct sched_pod spod;
 	struct pod_spec spec;
 	struct doc *d = NULL;
 	struct errmsg msg;
 	struct decide_input in;
-	size_t i;
+	size_t i, n;
 
 	if (!verb || !digest || !json_object_object_get_ex(o, "pod", &pod) ||
-	    !json_object_object_get_ex(o, "nodes", &nodes) || !json_object_is_type(nodes, json_type_array))
+	    !json_object_object_get_ex(o, "nodes", &nodes) || !json_object_is_type(nodes, json_type_array)) {
+		json_object_put(tied_before);
+		json_object_put(tied_after);
 		return damaged(lineno, "decision record without verb, config, pod or nodes");
+	}
 	logged = find_config(r, digest);
-	if (logged == NULL)
+	if (logged == NULL) {
+		json_object_put(tied_before);
+		json_object_put(tied_after);
 		return damaged(lineno, "decision refers to a config the log does not hold");
+	}
 	use = r->override ? r->override : logged;
 	memset(&spec, 0, sizeof spec);
 	if (doc_from_json(pod, &d, &msg) != ERR_OK || pod_decode_doc(d, "pod", &spec, &msg) != ERR_OK ||
 	    pod_demand_new(&spec, &demand, &msg) != ERR_OK) {
 		doc_free(d);
 		pod_spec_cleanup(&spec);
+		json_object_put(tied_before);
+		json_object_put(tied_after);
 		return damaged(lineno, msg.text);
 	}
 	doc_free(d);
@@ -167,17 +323,22 @@ static int decision(struct replay *r, struct json_object *o, size_t lineno)
 	in.flags = 0;
 	json_object_object_get_ex(o, "seq", &seq);
 	changes = json_object_new_array();
-	for (i = 0; i < json_object_array_length(nodes); i++) {
-		struct json_object *n = json_object_array_get_idx(nodes, i), *sc = NULL;
-		const char *name = str(n, "node"), *version = str(n, "version"), *verdict = str(n, "verdict");
-		const char *reason = str(n, "reason");
+	n = json_object_array_length(nodes);
+	call_nodes_init(&cn, n);
+	for (i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(nodes, i), *sc = NULL;
+		const char *name = str(e, "node"), *version = str(e, "version"), *verdict = str(e, "verdict");
+		const char *reason = str(e, "reason");
 		const struct inventory_node *inv = NULL;
 		struct decision now;
 		const char *after;
 		int64_t before;
 
-		if (!name || !version || !verdict || !json_object_object_get_ex(n, "score", &sc)) {
+		if (!name || !version || !verdict || !json_object_object_get_ex(e, "score", &sc)) {
 			json_object_put(changes);
+			json_object_put(tied_before);
+			json_object_put(tied_after);
+			call_nodes_cleanup(&cn);
 			pod_demand_free(demand);
 			pod_spec_cleanup(&spec);
 			return damaged(lineno, "node entry without node, version, verdict or score");
@@ -187,6 +348,9 @@ static int decision(struct replay *r, struct json_object *o, size_t lineno)
 			inv = find_inventory(r, name, version);
 			if (inv == NULL) {
 				json_object_put(changes);
+				json_object_put(tied_before);
+				json_object_put(tied_after);
+				call_nodes_cleanup(&cn);
 				pod_demand_free(demand);
 				pod_spec_cleanup(&spec);
 				return damaged(lineno, "decision refers to an inventory version the log does not hold");
@@ -194,8 +358,21 @@ static int decision(struct replay *r, struct json_object *o, size_t lineno)
 		}
 		decide(&in, inv, 0, &now);
 		after = decision_outcome_name(now.outcome);
-		top(name, verdict, before, &top_before, &tb);
-		top(name, after, now.score, &top_after, &ta);
+		logged_view(name, inv, &cn.views[cn.n]);
+		cn.n++;
+		/* Before: a pass, or no inventory where the logged settings let
+		 * such a node through. */
+		cn.pass[0][i] = strcmp(verdict, "pass") == 0 ||
+				(strcmp(verdict, "noInventory") == 0 &&
+				 logged->missing_inventory == CONFIG_MISSING_ALLOW);
+		cn.unres[0][i] = !cn.pass[0][i] && strcmp(verdict, "failed") != 0;
+		cn.reason[0][i] = reason && reason[0] ? reason : NULL;
+		cn.score[0][i] = before;
+		cn.pass[1][i] = now.passes;
+		cn.unres[1][i] = !now.passes && now.outcome != DECISION_FAILED;
+		cn.reason_now[i] = now.reason[0] ? xstrdup(now.reason) : NULL;
+		cn.reason[1][i] = cn.reason_now[i];
+		cn.score[1][i] = now.score;
 		if (strcmp(after, verdict) != 0 || now.score != before ||
 		    strcmp(now.reason, reason ? reason : "") != 0) {
 			struct json_object *c = json_object_new_object();
@@ -210,11 +387,20 @@ static int decision(struct replay *r, struct json_object *o, size_t lineno)
 			json_object_array_add(changes, c);
 		}
 	}
+	/* The scheduler's view of the pod: its containers as logged; the log
+	 * keeps no tolerations or affinities, and the logged nodes passed the
+	 * filters that read them. */
+	memset(&spod, 0, sizeof spod);
+	spod.spec = spec;
+	top_before = call_top(r, &spod, &cn, 0, tied_before);
+	top_after = call_top(r, &spod, &cn, 1, tied_after);
 	r->calls++;
 	if (json_object_array_length(changes) == 0 &&
 	    (top_before == top_after || (top_before && top_after && strcmp(top_before, top_after) == 0))) {
 		r->identical++;
 		json_object_put(changes);
+		json_object_put(tied_before);
+		json_object_put(tied_after);
 	} else {
 		struct json_object *call = json_object_new_object();
 		char podname[512];
@@ -226,9 +412,12 @@ static int decision(struct replay *r, struct json_object *o, size_t lineno)
 		json_object_object_add(call, "pod", json_object_new_string(podname));
 		json_object_object_add(call, "topBefore", top_before ? json_object_new_string(top_before) : NULL);
 		json_object_object_add(call, "topAfter", top_after ? json_object_new_string(top_after) : NULL);
+		json_object_object_add(call, "tiedBefore", tied_before);
+		json_object_object_add(call, "tiedAfter", tied_after);
 		json_object_object_add(call, "changes", changes);
 		json_object_array_add(r->report, call);
 	}
+	call_nodes_cleanup(&cn);
 	pod_demand_free(demand);
 	pod_spec_cleanup(&spec);
 	return 0;
@@ -378,23 +567,36 @@ static void replay_cleanup(struct replay *r)
 	}
 	free(r->inventories);
 	settings_unref(r->override);
+	sim_setup_cleanup(&r->setup);
 	json_object_put(r->report);
 	json_object_put(r->rejections);
 }
 
-static int usage(void)
+static const char usage_text[] =
+	"usage: numa-extender replay --log FILE [options]\n"
+	"Re-decides every logged filter and prioritize call and reports what changed,\n"
+	"node by node and in the node kube-scheduler would take.\n"
+	"  --log FILE               one decision log file (required; a rotated one replays on its own)\n"
+	"  --config FILE            numa-extender configuration to decide with (default: the logged one)\n"
+	"  --scheduler-config FILE  KubeSchedulerConfiguration for the top node (default: built in)\n"
+	"  --version V              kube-scheduler version modelled, v1.32 to v1.35 (default v1.35)\n"
+	"  -o text|json             output format (default text)\n"
+	"  -h, --help               this help\n"
+	"A directory, a FIFO, a device or a file without records is an error, and so is a\n"
+	"line longer than 256 MiB, the longest serve writes.\n"
+	"Exit 0: nothing changed; 1: something did; 2: bad input.\n";
+
+static int usage_error(const char *what, const char *arg)
 {
-	fprintf(stderr,
-		"usage: numa-extender replay --log FILE [--config NEW.yaml] [-o text|json]\n"
-		"  FILE: one decision log file (a rotated one replays on its own); a directory,\n"
-		"        a FIFO, a device or a file without records is an error (exit 2), and\n"
-		"        so is a line longer than 256 MiB, the longest serve writes\n");
+	fprintf(stderr, "numa-extender replay: %s%s%s%s\n%s", what, arg ? " \"" : "", arg ? arg : "",
+		arg ? "\"" : "", usage_text);
 	return 2;
 }
 
 int replay_main(int argc, char **argv)
 {
-	const char *log_path = NULL, *config_path = NULL;
+	const char *log_path = NULL, *config_path = NULL, *sched_path = NULL;
+	enum sched_version version = SCHED_VERSION_DEFAULT;
 	struct replay r;
 	struct file_lines *f = NULL;
 	size_t len, lineno = 0, records = 0;
@@ -404,30 +606,62 @@ int replay_main(int argc, char **argv)
 
 	memset(&r, 0, sizeof r);
 	for (a = 0; a < argc; a++) {
-		if (strcmp(argv[a], "--log") == 0 && a + 1 < argc)
+		const char *flag = argv[a];
+
+		if (strcmp(flag, "-h") == 0 || strcmp(flag, "--help") == 0) {
+			fputs(usage_text, stdout);
+			return 0;
+		}
+		if (strcmp(flag, "--log") != 0 && strcmp(flag, "--config") != 0 && strcmp(flag, "-o") != 0 &&
+		    strcmp(flag, "--scheduler-config") != 0 && strcmp(flag, "--version") != 0)
+			return usage_error("unknown argument", flag);
+		if (a + 1 >= argc)
+			return usage_error(strcmp(flag, "--log") == 0 ? "--log needs a value"
+				: strcmp(flag, "--config") == 0 ? "--config needs a value"
+				: strcmp(flag, "-o") == 0 ? "-o needs a value"
+				: strcmp(flag, "--version") == 0 ? "--version needs a value"
+				: "--scheduler-config needs a value", NULL);
+		if (strcmp(flag, "--log") == 0)
 			log_path = argv[++a];
-		else if (strcmp(argv[a], "--config") == 0 && a + 1 < argc)
+		else if (strcmp(flag, "--config") == 0)
 			config_path = argv[++a];
-		else if (strcmp(argv[a], "-o") == 0 && a + 1 < argc &&
-			 (strcmp(argv[a + 1], "json") == 0 || strcmp(argv[a + 1], "text") == 0))
+		else if (strcmp(flag, "--scheduler-config") == 0)
+			sched_path = argv[++a];
+		else if (strcmp(flag, "--version") == 0 && !sched_version_parse(argv[++a], &version))
+			return usage_error("--version: expected v1.32, v1.33, v1.34 or v1.35, not", argv[a]);
+		else if (strcmp(flag, "-o") == 0) {
+			if (strcmp(argv[a + 1], "json") != 0 && strcmp(argv[a + 1], "text") != 0)
+				return usage_error("-o takes text or json, not", argv[a + 1]);
 			r.json = strcmp(argv[++a], "json") == 0;
-		else
-			return usage();
+		}
 	}
 	if (log_path == NULL)
-		return usage();
-	if (config_path) {
+		return usage_error("--log is required", NULL);
+	{
 		struct config cfg;
 		struct errmsg msg;
 
 		config_init(&cfg);
-		if (config_load_file(config_path, &cfg, &msg) != ERR_OK) {
+		if (config_path && config_load_file(config_path, &cfg, &msg) != ERR_OK) {
 			fprintf(stderr, "numa-extender replay: %s\n", msg.text);
 			config_cleanup(&cfg);
 			return 2;
 		}
-		r.override = settings_new(&cfg);
+		if (config_path)
+			r.override = settings_new(&cfg);
+		if (sim_setup_load(&r.setup, sched_path, cfg.url_prefix, version, &msg) != ERR_OK) {
+			fprintf(stderr, "numa-extender replay: %s\n", msg.text);
+			config_cleanup(&cfg);
+			replay_cleanup(&r);
+			return 2;
+		}
 		config_cleanup(&cfg);
+		/* The logged nodes already passed kube-scheduler's filters and
+		 * its sample of feasible nodes: only the scores run here. */
+		r.scoring = r.setup.config.profiles[0];
+		memset(r.scoring.filter, 0, sizeof r.scoring.filter);
+		r.scoring.has_percentage = true;
+		r.scoring.percentage = 100;
 	}
 	/* A regular file only: a directory, a FIFO or a device is refused at
 	 * once, and no line is held past the longest serve writes. */

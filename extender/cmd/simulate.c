@@ -1,432 +1,512 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The simulator keeps each node's snapshot and replaces it, after each
- * placement, by the snapshot minus the pod's predicted usage
- * (inventory_node_take): the same judge and score as serve, on the state the
- * placements leave behind. */
+/* `numa-extender simulate`: reads the inputs once, runs one simulation per
+ * --config (sim_place.h: kube-scheduler's cycle with numa-extender's
+ * decide() as its extender) and reports them as text, JSON or an HTML page
+ * (simulate_html.h). */
 #include "extender/cmd/simulate.h"
 
 #include <json-c/json.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "extender/config.h"
-#include "extender/decide/decide.h"
-#include "extender/codec/doc.h"
-#include "extender/file_read.h"
-#include "extender/codec/nrt_decode.h"
-#include "extender/codec/pod_decode.h"
-#include "extender/decide/settings.h"
 #include "base/xalloc.h"
+#include "extender/cmd/sim_cluster.h"
+#include "extender/cmd/sim_place.h"
+#include "extender/cmd/sim_report.h"
+#include "extender/cmd/simulate_html.h"
+#include "extender/codec/nrt_decode.h"
+#include "extender/codec/sched_node_decode.h"
+#include "extender/codec/sched_pod_decode.h"
+#include "extender/config.h"
+#include "extender/decide/settings.h"
+#include "extender/http/heap.h"
 #include "topology/bitmask.h"
 #include "topology/demand.h"
 #include "topology/inventory.h"
-#include "topology/judge.h"
-#include "topology/score.h"
 
-struct sim_node {
-	struct inventory_node *inv;
-};
+#define MAX_NRT 64
+#define WHO "numa-extender simulate"
 
-struct placement {
-	char *node;               /* NULL: unschedulable */
-	uint64_t numa_ids;
-	int64_t score;
-	char reason[320];         /* unschedulable: the most common reason */
-};
+static const char usage_text[] =
+	"usage: numa-extender simulate --nrt PATH [--nrt PATH ...] --pods FILE [options]\n"
+	"Places the pods in order as kube-scheduler with numa-extender as its extender would,\n"
+	"and reports placements, unschedulable pods, NUMA utilisation and fragmentation.\n"
+	"  --nrt PATH               NodeResourceTopology objects: a file or a directory (required, up to 64)\n"
+	"  --pods FILE              the pods to place, in order: one Pod, a List or a YAML stream (required)\n"
+	"  --nodes FILE             Node objects (kubectl get nodes -o yaml); without: nodes from the NRTs\n"
+	"  --running FILE           pods already bound (kubectl get pods -A -o yaml): their requests count\n"
+	"  --scheduler-config FILE  KubeSchedulerConfiguration, or the ConfigMap holding it; default: built in\n"
+	"  --version V              kube-scheduler version modelled, v1.32 to v1.35 (default v1.35)\n"
+	"  --config FILE            numa-extender configuration; twice to compare two (A/B)\n"
+	"  -o text|json             output format (default text)\n"
+	"  --html FILE              also write a self-contained HTML page of the run(s) to FILE\n"
+	"  -h, --help               this help\n"
+	"Input files are regular files only, a pod, node or NRT file at most 16 MiB, a --config 1 MiB.\n"
+	"Exit 0, or 2 on bad input.\n";
 
-struct run {
-	struct sim_node *nodes;
-	size_t nnodes;
-	struct placement *placed;
-	size_t placed_count;
-};
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-static int usage(void)
+/* Names what is wrong, then the usage; exit status 2. */
+static int usage_error(const char *fmt, ...)
 {
-	fprintf(stderr, "usage: numa-extender simulate --nrt PATH [--nrt PATH ...] --pods PATH "
-			"[--config FILE [--config FILE]] [-o text|json]\n"
-			"  Regular files only (a FIFO or a device is refused), a pod list or NRT file\n"
-			"  at most 16 MiB, a --config 1 MiB.\n");
+	va_list ap;
+
+	fprintf(stderr, WHO ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n%s", usage_text);
 	return 2;
 }
 
-/* Pods from a file: one pod, a multi-document stream, or a List. */
-static enum err load_pods(const char *path, struct pod_spec **out, size_t *n, struct errmsg *msg)
+struct args {
+	const char *nrt[MAX_NRT];
+	size_t nnrt;
+	const char *pods, *nodes, *running, *scheduler_config, *html;
+	const char *configs[2];
+	size_t nconfigs;
+	enum sched_version version;
+	bool json;
+};
+
+/* 0 to go on, 1 after --help, 2 on a bad command line. */
+static int parse(int argc, char **argv, struct args *a)
 {
-	struct doc **docs = NULL;
-	size_t ndocs = 0, len = 0, i, k;
-	char *buf = NULL;
-	enum err rc;
+	int i;
 
-	*out = NULL;
-	*n = 0;
-	rc = file_read_all(path, FILE_READ_DOC_MAX_BYTES, &buf, &len, msg);
-	if (rc == ERR_OK)
-		rc = doc_parse(buf, len, path, &docs, &ndocs, msg);
-	for (i = 0; rc == ERR_OK && i < ndocs; i++) {
-		const struct doc *items = doc_get(docs[i], "items");
-		size_t count = items && items->kind == DOC_ARRAY ? items->nchildren : 1;
+	memset(a, 0, sizeof *a);
+	a->version = SCHED_VERSION_DEFAULT;
+	for (i = 0; i < argc; i++) {
+		const char *f = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
-		if (doc_is_null(docs[i]) || (docs[i]->kind == DOC_PLAIN && docs[i]->len == 0))
-			continue;
-		for (k = 0; rc == ERR_OK && k < count; k++) {
-			const struct doc *d = items && items->kind == DOC_ARRAY ? items->children[k].value
-										 : docs[i];
-
-			*out = xreallocarray(*out, *n + 1, sizeof **out);
-			memset(&(*out)[*n], 0, sizeof **out);
-			rc = pod_decode_doc(d, path, &(*out)[*n], msg);
-			if (rc == ERR_OK)
-				(*n)++;
+		if (strcmp(f, "-h") == 0 || strcmp(f, "--help") == 0) {
+			fputs(usage_text, stdout);
+			return 1;
 		}
-	}
-	doc_free_all(docs, ndocs);
-	free(buf);
-	return rc;
-}
-
-/* Takes the pod's predicted usage off the node (nothing here can fail: msg
- * is kept for the caller's error path). */
-static enum err take(struct sim_node *sn, const struct verdict *v, struct errmsg *msg)
-{
-	const struct inventory_node *inv = sn->inv;
-	struct inventory_usage *usage;
-	struct inventory_node *fresh;
-	size_t m = 0;
-	int r, d;
-
-	(void)msg;
-	usage = xcalloc((size_t)inv->nresources * (size_t)inv->numa_count + 1, sizeof *usage);
-	for (r = 0; r < inv->nresources; r++) {
-		for (d = 0; d < inv->numa_count; d++) {
-			int64_t used = verdict_usage(v, r, d);
-
-			if (used == 0)
-				continue;
-			usage[m].resource = inv->resources[r].name;
-			usage[m].numa_id = inv->numa_ids[d];
-			usage[m].amount = used;
-			m++;
-		}
-	}
-	fresh = inventory_node_take(inv, usage, m);
-	free(usage);
-	inventory_node_free(sn->inv);
-	sn->inv = fresh;
-	return ERR_OK;
-}
-
-static int by_node_name(const void *a, const void *b)
-{
-	return strcmp(((const struct sim_node *)a)->inv->name, ((const struct sim_node *)b)->inv->name);
-}
-
-static enum err simulate(struct run *run, const struct pod_spec *pods, size_t npods,
-			 const struct config *cfg, struct errmsg *msg)
-{
-	struct settings *settings = settings_new(cfg);
-	struct decide_input in;
-	size_t p, i;
-
-	run->placed = xcalloc(npods + 1, sizeof *run->placed);
-	/* The same decide as serve; the simulation's nodes change after every
-	 * placement and are not store snapshots, so nothing is cached. */
-	in.settings = settings;
-	in.demand_id = 0;
-	in.demand_fresh = false;
-	in.flags = DECIDE_VERDICT;
-	for (p = 0; p < npods; p++) {
-		struct pod_demand *demand = NULL;
-		struct placement *pl = &run->placed[p];
-		size_t best = (size_t)-1;
-		int64_t best_score = -1;
-		struct decision bestd;
-		char reasons[4][DECISION_REASON_MAX];
-		size_t counts[4] = { 0, 0, 0, 0 }, nreasons = 0;
-
-		if (pod_demand_new(&pods[p], &demand, msg) != ERR_OK) {
-			settings_unref(settings);
-			return ERR_INVALID;
-		}
-		in.demand = demand;
-		memset(&bestd, 0, sizeof bestd);
-		for (i = 0; i < run->nnodes; i++) {
-			struct decision d;
-
-			decide(&in, run->nodes[i].inv, 0, &d);
-			if (!d.passes) {
-				size_t k;
-
-				for (k = 0; k < nreasons && strcmp(reasons[k], d.reason) != 0; k++)
-					;
-				if (k == nreasons && nreasons < 4)
-					snprintf(reasons[nreasons++], sizeof reasons[0], "%s", d.reason);
-				if (k < 4)
-					counts[k]++;
-				decision_cleanup(&d);
-				continue;
-			}
-			/* Nodes are in name order: the first best wins ties. */
-			if (d.score > best_score) {
-				if (best != (size_t)-1)
-					decision_cleanup(&bestd);
-				best = i;
-				best_score = d.score;
-				bestd = d;
-			} else {
-				decision_cleanup(&d);
-			}
-		}
-		if (best == (size_t)-1) {
-			size_t k, top = 0;
-
-			for (k = 1; k < nreasons; k++)
-				if (counts[k] > counts[top])
-					top = k;
-			snprintf(pl->reason, sizeof pl->reason, "%zu node(s): %s",
-				 nreasons ? counts[top] : 0, nreasons ? reasons[top] : "no node");
+		if (strcmp(f, "--nrt") != 0 && strcmp(f, "--pods") != 0 && strcmp(f, "--nodes") != 0 &&
+		    strcmp(f, "--running") != 0 && strcmp(f, "--scheduler-config") != 0 &&
+		    strcmp(f, "--version") != 0 && strcmp(f, "--config") != 0 && strcmp(f, "-o") != 0 &&
+		    strcmp(f, "--html") != 0)
+			return usage_error("unknown argument \"%s\"", f);
+		if (v == NULL)
+			return usage_error("%s needs a value", f);
+		i++;
+		if (strcmp(f, "--nrt") == 0) {
+			if (a->nnrt == MAX_NRT)
+				return usage_error("more than 64 %s", f);
+			a->nrt[a->nnrt++] = v;
+		} else if (strcmp(f, "--config") == 0) {
+			if (a->nconfigs == 2)
+				return usage_error("more than two %s", f);
+			a->configs[a->nconfigs++] = v;
+		} else if (strcmp(f, "-o") == 0) {
+			if (strcmp(v, "json") != 0 && strcmp(v, "text") != 0)
+				return usage_error("-o takes text or json, not \"%s\"", v);
+			a->json = strcmp(v, "json") == 0;
+		} else if (strcmp(f, "--version") == 0) {
+			if (!sched_version_parse(v, &a->version))
+				return usage_error("--version: \"%s\": expected v1.32, v1.33, v1.34 or v1.35", v);
 		} else {
-			pl->node = xstrdup(run->nodes[best].inv->name);
-			pl->score = best_score;
-			pl->numa_ids = bestd.numa_ids;
-			if (take(&run->nodes[best], &bestd.verdict, msg) != ERR_OK) {
-				decision_cleanup(&bestd);
-				pod_demand_free(demand);
-				settings_unref(settings);
-				return ERR_INVALID;
-			}
-			run->placed_count++;
-			decision_cleanup(&bestd);
+			const char **slot = strcmp(f, "--pods") == 0	? &a->pods
+					    : strcmp(f, "--nodes") == 0 ? &a->nodes
+					    : strcmp(f, "--running") == 0 ? &a->running
+					    : strcmp(f, "--html") == 0	  ? &a->html
+									  : &a->scheduler_config;
+
+			if (*slot != NULL)
+				return usage_error("%s given twice", f);
+			*slot = v;
 		}
-		pod_demand_free(demand);
 	}
-	settings_unref(settings);
-	return ERR_OK;
+	if (a->nnrt == 0)
+		return usage_error("%s is required", "--nrt");
+	if (a->pods == NULL)
+		return usage_error("%s is required", "--pods");
+	return 0;
 }
 
-/* Per node and resource: NUMA utilisation, and fragmentation = free capacity
- * that no single NUMA node can offer (total free minus the largest free). */
-static void node_report(const struct sim_node *sn, struct json_object *out, bool text)
-{
-	const struct inventory_node *inv = sn->inv;
-	int r, d;
-
-	if (text)
-		printf("  %s\n", inv->name);
-	for (r = 0; r < inv->nresources; r++) {
-		const struct inventory_resource *res = &inv->resources[r];
-		int64_t free_total = 0, free_max = 0, alloc = 0;
-		struct json_object *ro = json_object_new_object(), *per = json_object_new_array();
-
-		if (res->kind == RESOURCE_HOST)
-			continue;
-		if (text)
-			printf("    %-34s", res->name);
-		for (d = 0; d < inv->numa_count; d++) {
-			int64_t a = res->allocatable[d], f = res->available[d] < 0 ? 0 : res->available[d];
-			int pct = a > 0 ? (int)((a - f) * 100 / a) : 0;
-
-			free_total += f;
-			if (f > free_max)
-				free_max = f;
-			alloc += a;
-			if (text)
-				printf(" %3d%%", pct);
-			json_object_array_add(per, json_object_new_int(pct));
-		}
-		if (text) {
-			char frag[32], total[32];
-
-			resource_amount_format(res->name, free_total - free_max, frag, sizeof frag);
-			resource_amount_format(res->name, free_total, total, sizeof total);
-			printf("   fragmented %s of %s free\n", frag, total);
-		}
-		json_object_object_add(ro, "resource", json_object_new_string(res->name));
-		json_object_object_add(ro, "usedPercentPerNUMA", per);
-		json_object_object_add(ro, "free", json_object_new_int64(free_total));
-		json_object_object_add(ro, "fragmented", json_object_new_int64(free_total - free_max));
-		json_object_array_add(out, ro);
-		(void)alloc;
-	}
-}
-
-static void run_free(struct run *run, size_t npods)
+/* Items of a list that did not decode: fatal for the pods to place, left out
+ * (and said on stderr) for the cluster's nodes and running pods. */
+static enum err check_pods(const struct sched_pod *pods, size_t n, bool fatal, struct errmsg *msg)
 {
 	size_t i;
 
-	for (i = 0; i < run->nnodes; i++)
-		inventory_node_free(run->nodes[i].inv);
-	free(run->nodes);
-	for (i = 0; i < npods && run->placed; i++)
-		free(run->placed[i].node);
-	free(run->placed);
+	for (i = 0; i < n; i++) {
+		struct pod_demand *d = NULL;
+
+		if (pods[i].invalid != NULL) {
+			if (fatal) {
+				errmsg_set(msg, "%s", pods[i].invalid);
+				return ERR_INVALID;
+			}
+			fprintf(stderr, WHO ": left out: %s\n", pods[i].invalid);
+			continue;
+		}
+		if (fatal) {
+			if (pod_demand_new(&pods[i].spec, &d, msg) != ERR_OK) {
+				errmsg_prefix(msg, "pod %s/%s: ", pods[i].spec.namespace_, pods[i].spec.name);
+				return ERR_INVALID;
+			}
+			pod_demand_free(d);
+		}
+	}
+	return ERR_OK;
+}
+
+static enum err load_inputs(const struct args *a, struct sim_inputs *in, struct sched_pod **pods,
+			    size_t *npods, struct errmsg *msg)
+{
+	struct inventory_node **invs = NULL;
+	size_t ninvs = 0, i, k;
+	enum err rc = ERR_OK;
+
+	if ((rc = sched_pods_load(a->pods, pods, npods, msg)) != ERR_OK ||
+	    (rc = check_pods(*pods, *npods, true, msg)) != ERR_OK)
+		return rc;
+	for (i = 0; i < a->nnrt && rc == ERR_OK; i++) {
+		struct nrt_object *objs = NULL;
+		size_t n = 0;
+
+		rc = nrt_load_path(a->nrt[i], &objs, &n, msg);
+		for (k = 0; k < n && rc == ERR_OK; k++) {
+			invs = xreallocarray(invs, ninvs + 1, sizeof *invs);
+			rc = inventory_node_new(&objs[k], &invs[ninvs], msg);
+			if (rc == ERR_OK)
+				ninvs++;
+			else
+				errmsg_prefix(msg, "%s: node %s: ", a->nrt[i], objs[k].name);
+		}
+		nrt_objects_free(objs, n);
+	}
+	if (rc != ERR_OK) {
+		for (i = 0; i < ninvs; i++)
+			inventory_node_free(invs[i]);
+		free(invs);
+		return rc;
+	}
+	rc = sim_inputs_set_snapshots(in, invs, ninvs, msg);
+	free(invs);
+	if (rc == ERR_OK && a->nodes != NULL) {
+		in->has_nodes = true;
+		rc = sched_nodes_load(a->nodes, &in->nodes, &in->nnodes, msg);
+		for (i = 0; rc == ERR_OK && i < in->nnodes; i++)
+			if (in->nodes[i].invalid != NULL)
+				fprintf(stderr, WHO ": left out: %s\n", in->nodes[i].invalid);
+	}
+	if (rc == ERR_OK && a->running != NULL) {
+		rc = sched_pods_load(a->running, &in->running, &in->nrunning, msg);
+		if (rc == ERR_OK)
+			rc = check_pods(in->running, in->nrunning, false, msg);
+	}
+	return rc;
+}
+
+static const char *node_name(const struct sim_run *r, size_t i)
+{
+	return i == SIM_UNPLACED ? NULL : r->cluster.views[i].name;
+}
+
+/* ----- JSON ----- */
+
+static struct json_object *placement_json(const struct sim_run *r, const struct sched_pod *pod,
+					  const struct sim_placement *pl)
+{
+	struct json_object *p = json_object_new_object(), *ids = json_object_new_array();
+	struct json_object *tied = json_object_new_array(), *plugins = json_object_new_object();
+	char name[600];
+	size_t i;
+	int b;
+
+	snprintf(name, sizeof name, "%s/%s", pod->spec.namespace_, pod->spec.name);
+	json_object_object_add(p, "pod", json_object_new_string(name));
+	json_object_object_add(p, "node", pl->node != SIM_UNPLACED
+						  ? json_object_new_string(node_name(r, pl->node)) : NULL);
+	for (b = 0; b < 64; b++)
+		if ((pl->numa_ids >> b) & 1)
+			json_object_array_add(ids, json_object_new_int(b));
+	json_object_object_add(p, "numaNodes", ids);
+	json_object_object_add(p, "score", json_object_new_int64(pl->ext_score));
+	json_object_object_add(p, "reason", json_object_new_string(pl->reason ? pl->reason : ""));
+	json_object_object_add(p, "total", json_object_new_int64(pl->score.total));
+	json_object_object_add(p, "extenderPoints", json_object_new_int64(pl->score.extender));
+	for (i = 0; pl->scored && i < SCHED_PLUGIN_COUNT; i++)
+		if (pl->score.ran[i])
+			json_object_object_add(plugins, sched_plugin_info((enum sched_plugin)i)->name,
+					       json_object_new_int64(pl->score.weighted[i]));
+	json_object_object_add(p, "pluginPoints", plugins);
+	json_object_object_add(p, "scored", json_object_new_boolean(pl->scored));
+	for (i = 0; i < pl->ntied; i++)
+		json_object_array_add(tied, json_object_new_string(r->cluster.views[pl->tied[i]].name));
+	json_object_object_add(p, "tied", tied);
+	json_object_object_add(p, "askedExtender", json_object_new_boolean(pl->asked));
+	json_object_object_add(p, "approximate", json_object_new_boolean(pl->approximate));
+	return p;
+}
+
+static struct json_object *node_json(const struct sim_run *r, size_t i)
+{
+	const struct sim_node *sn = &r->cluster.numa[i];
+	const struct inventory_node *inv = sn->now ? sn->now->inventory : NULL;
+	struct json_object *no = json_object_new_object(), *res = json_object_new_array();
+	int k, d;
+
+	json_object_object_add(no, "node", json_object_new_string(r->cluster.views[i].name));
+	for (k = 0; inv != NULL && k < inv->nresources; k++) {
+		const struct inventory_resource *ir = &inv->resources[k];
+		struct json_object *ro = json_object_new_object(), *per = json_object_new_array();
+		struct sim_free before, after;
+
+		if (ir->kind == RESOURCE_HOST) {
+			json_object_put(ro);
+			json_object_put(per);
+			continue;
+		}
+		for (d = 0; d < inv->numa_count; d++) {
+			int64_t a = ir->allocatable[d], f = ir->available[d] < 0 ? 0 : ir->available[d];
+
+			json_object_array_add(per, json_object_new_int(a > 0 ? (int)((a - f) * 100 / a) : 0));
+		}
+		sim_free_of(sn->first->inventory, ir->name, &before);
+		sim_free_of(inv, ir->name, &after);
+		json_object_object_add(ro, "resource", json_object_new_string(ir->name));
+		json_object_object_add(ro, "usedPercentPerNUMA", per);
+		json_object_object_add(ro, "free", json_object_new_int64(after.free));
+		json_object_object_add(ro, "fragmented", json_object_new_int64(after.fragmented));
+		json_object_object_add(ro, "allocatable", json_object_new_int64(after.allocatable));
+		json_object_object_add(ro, "freeBefore", json_object_new_int64(before.free));
+		json_object_object_add(ro, "fragmentedBefore", json_object_new_int64(before.fragmented));
+		json_object_array_add(res, ro);
+	}
+	json_object_object_add(no, "resources", res);
+	json_object_object_add(no, "hasInventory", json_object_new_boolean(inv != NULL));
+	return no;
+}
+
+static struct json_object *run_json(const struct sim_run *r, const struct sched_pod *pods,
+				    size_t npods, bool has_running)
+{
+	struct json_object *o = json_object_new_object(), *pl = json_object_new_array();
+	struct json_object *nodes = json_object_new_array(), *notes = json_object_new_array();
+	struct json_object *sched = json_object_new_object(), *stats = json_object_new_object();
+	char **lines = NULL;
+	size_t i, n = sim_run_notes(r, has_running, false, &lines), *order;
+
+	json_object_object_add(o, "config", json_object_new_string(r->label));
+	json_object_object_add(o, "placed", json_object_new_int64((int64_t)r->nplaced));
+	json_object_object_add(o, "unschedulable", json_object_new_int64((int64_t)(npods - r->nplaced)));
+	for (i = 0; i < npods; i++)
+		json_object_array_add(pl, placement_json(r, &pods[i], &r->placed[i]));
+	order = sim_nodes_by_name(&r->cluster);
+	for (i = 0; i < r->cluster.n; i++)
+		json_object_array_add(nodes, node_json(r, order[i]));
+	free(order);
+	json_object_object_add(o, "placements", pl);
+	json_object_object_add(o, "nodes", nodes);
+	json_object_object_add(sched, "config", json_object_new_string(r->setup.source ? r->setup.source
+											: "built-in"));
+	json_object_object_add(sched, "version", json_object_new_string(sched_version_name(r->setup.version)));
+	json_object_object_add(sched, "numaExtender", r->setup.has_numa
+							      ? json_object_new_int64((int64_t)r->setup.numa) : NULL);
+	json_object_object_add(sched, "otherExtenders", json_object_new_int64((int64_t)r->setup.other_extenders));
+	json_object_object_add(sched, "nodesFromNRT", json_object_new_boolean(r->cluster.nrt_only));
+	json_object_object_add(o, "scheduler", sched);
+	for (i = 0; i < n; i++)
+		json_object_array_add(notes, json_object_new_string(lines[i]));
+	json_object_object_add(o, "notes", notes);
+	json_object_object_add(stats, "cycles", json_object_new_int64((int64_t)r->stats.cycles));
+	json_object_object_add(stats, "decided", json_object_new_int64((int64_t)r->stats.decided));
+	json_object_object_add(stats, "judged", json_object_new_int64((int64_t)r->stats.judged));
+	json_object_object_add(o, "stats", stats);
+	sim_notes_free(lines, n);
+	return o;
+}
+
+/* ----- text ----- */
+
+static void node_text(const struct sim_run *r, size_t i)
+{
+	const struct sim_node *sn = &r->cluster.numa[i];
+	const struct inventory_node *inv = sn->now ? sn->now->inventory : NULL;
+	int k, d;
+
+	printf("  %s%s\n", r->cluster.views[i].name, inv ? "" : "  (no inventory)");
+	for (k = 0; inv != NULL && k < inv->nresources; k++) {
+		const struct inventory_resource *ir = &inv->resources[k];
+		struct sim_free f;
+		char frag[32], total[32];
+
+		if (ir->kind == RESOURCE_HOST)
+			continue;
+		printf("    %-34s", ir->name);
+		for (d = 0; d < inv->numa_count; d++) {
+			int64_t a = ir->allocatable[d], fr = ir->available[d] < 0 ? 0 : ir->available[d];
+
+			printf(" %3d%%", a > 0 ? (int)((a - fr) * 100 / a) : 0);
+		}
+		sim_free_of(inv, ir->name, &f);
+		resource_amount_format(ir->name, f.fragmented, frag, sizeof frag);
+		resource_amount_format(ir->name, f.free, total, sizeof total);
+		printf("   fragmented %s of %s free\n", frag, total);
+	}
+}
+
+static void tied_text(const struct sim_run *r, const struct sim_placement *pl)
+{
+	size_t i, shown = 0;
+
+	if (pl->ntied < 2)
+		return;
+	printf("  tied:");
+	for (i = 0; i < pl->ntied && shown < 8; i++, shown++)
+		printf("%s%s", i ? ", " : " ", r->cluster.views[pl->tied[i]].name);
+	if (pl->ntied > shown)
+		printf(" and %zu more", pl->ntied - shown);
+}
+
+static void run_text(const struct sim_run *r, const struct sched_pod *pods, size_t npods,
+		     bool has_running)
+{
+	char **lines = NULL;
+	const char **res = NULL;
+	size_t i, n = sim_run_notes(r, has_running, false, &lines), nres, *order;
+
+	printf("== %s: %zu placed, %zu unschedulable\n", r->label, r->nplaced, npods - r->nplaced);
+	for (i = 0; i < n; i++)
+		printf("  %s\n", lines[i]);
+	sim_notes_free(lines, n);
+	for (i = 0; i < npods; i++) {
+		const struct sim_placement *pl = &r->placed[i];
+		char ids[200];
+
+		bitmask_format(pl->numa_ids, ids, sizeof ids);
+		if (pl->node == SIM_UNPLACED) {
+			printf("  %-40s unschedulable: %s\n", pods[i].spec.name, pl->reason);
+			continue;
+		}
+		printf("  %-40s -> %-24s NUMA %-8s score %lld", pods[i].spec.name, node_name(r, pl->node),
+		       ids[0] ? ids : "-", (long long)pl->ext_score);
+		if (pl->scored)
+			printf("  total %lld", (long long)pl->score.total);
+		else
+			printf("  (the only feasible node)");
+		tied_text(r, pl);
+		printf("\n");
+	}
+	printf("  NUMA utilisation (used %% per NUMA node) and fragmentation:\n");
+	order = sim_nodes_by_name(&r->cluster);
+	for (i = 0; i < r->cluster.n; i++)
+		node_text(r, order[i]);
+	free(order);
+	nres = sim_resource_names(&r->cluster, &res);
+	printf("  cluster: free (fragmented: free no single NUMA node offers), before -> after:\n");
+	for (i = 0; i < nres; i++) {
+		struct sim_free b, a;
+		char fb[32], ff[32], ab[32], af[32];
+
+		sim_cluster_free(&r->cluster, res[i], false, &b);
+		sim_cluster_free(&r->cluster, res[i], true, &a);
+		resource_amount_format(res[i], b.free, fb, sizeof fb);
+		resource_amount_format(res[i], b.fragmented, ff, sizeof ff);
+		resource_amount_format(res[i], a.free, ab, sizeof ab);
+		resource_amount_format(res[i], a.fragmented, af, sizeof af);
+		printf("    %-34s %s (%s) -> %s (%s)\n", res[i], fb, ff, ab, af);
+	}
+	free(res);
+}
+
+static void difference_text(const struct sim_run *runs, const struct sched_pod *pods, size_t npods)
+{
+	size_t diff = 0, i;
+
+	printf("== difference: placed %zu vs %zu\n", runs[0].nplaced, runs[1].nplaced);
+	for (i = 0; i < npods; i++) {
+		const char *x = node_name(&runs[0], runs[0].placed[i].node);
+		const char *y = node_name(&runs[1], runs[1].placed[i].node);
+
+		if ((x == NULL) != (y == NULL) || (x && strcmp(x, y) != 0)) {
+			printf("  %-40s %s -> %s\n", pods[i].spec.name, x ? x : "(unschedulable)",
+			       y ? y : "(unschedulable)");
+			diff++;
+		}
+	}
+	printf("  %zu pod(s) placed differently\n", diff);
 }
 
 int simulate_main(int argc, char **argv)
 {
-	const char *nrt_paths[64], *pods_path = NULL, *configs[2];
-	size_t nnrt = 0, nconfigs = 0, npods = 0, i, c;
-	struct pod_spec *pods = NULL;
+	struct sim_inputs in;
+	struct sched_pod *pods = NULL;
 	struct config cfg[2];
-	struct run runs[2];
+	struct settings *settings[2] = { NULL, NULL };
+	struct sim_run runs[2];
+	size_t npods = 0, nruns, c, i;
 	struct errmsg msg;
-	bool json = false;
-	int a, status = 2;
+	struct args a;
+	int status = 2;
 
+	switch (parse(argc, argv, &a)) {
+	case 0:
+		break;
+	case 1:
+		return 0;
+	default:
+		return 2;
+	}
+	/* Every placement allocates and frees arrays of a megabyte or so
+	 * (a cycle's scores at 5000 nodes): keep them, as serve does. */
+	heap_keep_for_requests();
+	memset(&in, 0, sizeof in);
 	memset(runs, 0, sizeof runs);
-	memset(cfg, 0, sizeof cfg);
-	for (a = 0; a < argc; a++) {
-		if (strcmp(argv[a], "--nrt") == 0 && a + 1 < argc && nnrt < 64)
-			nrt_paths[nnrt++] = argv[++a];
-		else if (strcmp(argv[a], "--pods") == 0 && a + 1 < argc)
-			pods_path = argv[++a];
-		else if (strcmp(argv[a], "--config") == 0 && a + 1 < argc && nconfigs < 2)
-			configs[nconfigs++] = argv[++a];
-		else if (strcmp(argv[a], "-o") == 0 && a + 1 < argc &&
-			 (strcmp(argv[a + 1], "json") == 0 || strcmp(argv[a + 1], "text") == 0))
-			json = strcmp(argv[++a], "json") == 0;
-		else
-			return usage();
-	}
-	if (nnrt == 0 || pods_path == NULL)
-		return usage();
-	for (c = 0; c < (nconfigs ? nconfigs : 1); c++) {
+	nruns = a.nconfigs ? a.nconfigs : 1;
+	for (c = 0; c < 2; c++)
 		config_init(&cfg[c]);
-		if (nconfigs && config_load_file(configs[c], &cfg[c], &msg) != ERR_OK) {
-			fprintf(stderr, "numa-extender simulate: %s\n", msg.text);
-			goto out;
-		}
+	for (c = 0; c < a.nconfigs; c++)
+		if (config_load_file(a.configs[c], &cfg[c], &msg) != ERR_OK)
+			goto fail;
+	if (load_inputs(&a, &in, &pods, &npods, &msg) != ERR_OK)
+		goto fail;
+	for (c = 0; c < nruns; c++) {
+		runs[c].label = a.nconfigs ? a.configs[c] : "defaults";
+		if (sim_setup_load(&runs[c].setup, a.scheduler_config, cfg[c].url_prefix, a.version,
+				   &msg) != ERR_OK ||
+		    sim_cluster_build(&in, a.version, &runs[c].cluster, &msg) != ERR_OK)
+			goto fail;
+		settings[c] = settings_new(&cfg[c]);
+		sim_run_all(&runs[c], settings[c], pods, npods);
 	}
-	if (load_pods(pods_path, &pods, &npods, &msg) != ERR_OK) {
-		fprintf(stderr, "numa-extender simulate: %s\n", msg.text);
-		goto out;
-	}
-	for (c = 0; c < (nconfigs ? nconfigs : 1); c++) {
-		for (i = 0; i < nnrt; i++) {
-			struct nrt_object *objs = NULL;
-			size_t n = 0, k;
-
-			if (nrt_load_path(nrt_paths[i], &objs, &n, &msg) != ERR_OK) {
-				fprintf(stderr, "numa-extender simulate: %s\n", msg.text);
-				goto out;
-			}
-			for (k = 0; k < n; k++) {
-				struct sim_node *sn;
-
-				runs[c].nodes = xreallocarray(runs[c].nodes, runs[c].nnodes + 1,
-							      sizeof *runs[c].nodes);
-				sn = &runs[c].nodes[runs[c].nnodes];
-				if (inventory_node_new(&objs[k], &sn->inv, &msg) != ERR_OK) {
-					fprintf(stderr, "numa-extender simulate: node %s: %s\n", objs[k].name,
-						msg.text);
-					for (; k < n; k++)
-						nrt_object_cleanup(&objs[k]);
-					free(objs);
-					goto out;
-				}
-				nrt_object_cleanup(&objs[k]);
-				runs[c].nnodes++;
-			}
-			free(objs);
-		}
-		if (runs[c].nnodes > 0)
-			qsort(runs[c].nodes, runs[c].nnodes, sizeof *runs[c].nodes, by_node_name);
-		if (simulate(&runs[c], pods, npods, &cfg[c], &msg) != ERR_OK) {
-			fprintf(stderr, "numa-extender simulate: %s\n", msg.text);
-			goto out;
-		}
-	}
-	if (json) {
+	if (a.html != NULL && simulate_html_write(a.html, runs, nruns, pods, npods, a.running != NULL,
+						  &msg) != ERR_OK)
+		goto fail;
+	if (a.json) {
 		struct json_object *root = json_object_new_array();
 
-		for (c = 0; c < (nconfigs ? nconfigs : 1); c++) {
-			struct json_object *o = json_object_new_object(), *pl = json_object_new_array();
-			struct json_object *nodes = json_object_new_array();
-
-			json_object_object_add(o, "config", json_object_new_string(nconfigs ? configs[c] : "(defaults)"));
-			json_object_object_add(o, "placed", json_object_new_int64((int64_t)runs[c].placed_count));
-			json_object_object_add(o, "unschedulable",
-					       json_object_new_int64((int64_t)(npods - runs[c].placed_count)));
-			for (i = 0; i < npods; i++) {
-				struct json_object *p = json_object_new_object(), *ids = json_object_new_array();
-				char name[512];
-				int b;
-
-				snprintf(name, sizeof name, "%s/%s", pods[i].namespace_, pods[i].name);
-				json_object_object_add(p, "pod", json_object_new_string(name));
-				json_object_object_add(p, "node", runs[c].placed[i].node
-									 ? json_object_new_string(runs[c].placed[i].node) : NULL);
-				for (b = 0; b < 64; b++)
-					if ((runs[c].placed[i].numa_ids >> b) & 1)
-						json_object_array_add(ids, json_object_new_int(b));
-				json_object_object_add(p, "numaNodes", ids);
-				json_object_object_add(p, "score", json_object_new_int64(runs[c].placed[i].score));
-				json_object_object_add(p, "reason", json_object_new_string(runs[c].placed[i].reason));
-				json_object_array_add(pl, p);
-			}
-			for (i = 0; i < runs[c].nnodes; i++) {
-				struct json_object *no = json_object_new_object(), *res = json_object_new_array();
-
-				json_object_object_add(no, "node", json_object_new_string(runs[c].nodes[i].inv->name));
-				node_report(&runs[c].nodes[i], res, false);
-				json_object_object_add(no, "resources", res);
-				json_object_array_add(nodes, no);
-			}
-			json_object_object_add(o, "placements", pl);
-			json_object_object_add(o, "nodes", nodes);
-			json_object_array_add(root, o);
-		}
+		for (c = 0; c < nruns; c++)
+			json_object_array_add(root, run_json(&runs[c], pods, npods, a.running != NULL));
 		printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 									    JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(root);
 	} else {
-		for (c = 0; c < (nconfigs ? nconfigs : 1); c++) {
-			struct json_object *scratch = json_object_new_array();
-
-			printf("== %s: %zu placed, %zu unschedulable\n", nconfigs ? configs[c] : "defaults",
-			       runs[c].placed_count, npods - runs[c].placed_count);
-			for (i = 0; i < npods; i++) {
-				char ids[200];
-
-				bitmask_format(runs[c].placed[i].numa_ids, ids, sizeof ids);
-				if (runs[c].placed[i].node)
-					printf("  %-40s -> %-24s NUMA %-8s score %lld\n", pods[i].name,
-					       runs[c].placed[i].node, ids[0] ? ids : "-",
-					       (long long)runs[c].placed[i].score);
-				else
-					printf("  %-40s unschedulable: %s\n", pods[i].name, runs[c].placed[i].reason);
-			}
-			printf("  NUMA utilisation (used %% per NUMA node) and fragmentation:\n");
-			for (i = 0; i < runs[c].nnodes; i++)
-				node_report(&runs[c].nodes[i], scratch, true);
-			json_object_put(scratch);
-		}
-		if (nconfigs == 2) {
-			size_t diff = 0;
-
-			printf("== difference: placed %zu vs %zu\n", runs[0].placed_count, runs[1].placed_count);
-			for (i = 0; i < npods; i++) {
-				const char *x = runs[0].placed[i].node, *y = runs[1].placed[i].node;
-
-				if ((x == NULL) != (y == NULL) || (x && strcmp(x, y) != 0)) {
-					printf("  %-40s %s -> %s\n", pods[i].name, x ? x : "(unschedulable)",
-					       y ? y : "(unschedulable)");
-					diff++;
-				}
-			}
-			printf("  %zu pod(s) placed differently\n", diff);
-		}
+		for (c = 0; c < nruns; c++)
+			run_text(&runs[c], pods, npods, a.running != NULL);
+		if (nruns == 2)
+			difference_text(runs, pods, npods);
 	}
 	status = 0;
+	goto out;
+fail:
+	fprintf(stderr, WHO ": %s\n", msg.text);
 out:
 	for (c = 0; c < 2; c++) {
-		run_free(&runs[c], npods);
+		sim_run_cleanup(&runs[c]);
+		if (settings[c])
+			settings_unref(settings[c]);
 		config_cleanup(&cfg[c]);
 	}
-	for (i = 0; i < npods; i++)
-		pod_spec_cleanup(&pods[i]);
-	free(pods);
+	sim_inputs_cleanup(&in);
+	sched_pods_free(pods, npods);
+	(void)i;
 	return status;
 }

@@ -141,6 +141,15 @@ static void replay_weight_change_is_reported(void **state)
 	for (i = 0; i < 2; i++) {
 		struct json_object *c = json_object_array_get_idx(changed, i);
 		struct json_object *ch = json_object_object_get(c, "changes");
+		struct json_object *tied = json_object_object_get(c, "tiedAfter");
+		const char *top = json_object_get_string(json_object_object_get(c, "topAfter"));
+
+		/* The node kube-scheduler would take is one the extender passes,
+		 * and the first of the nodes tied at the top. */
+		assert_non_null(top);
+		assert_true(strcmp(top, "worker-gpu-017") == 0 || strcmp(top, "worker-gpu-018") == 0);
+		assert_true(json_object_is_type(tied, json_type_array) && json_object_array_length(tied) >= 1);
+		assert_string_equal(json_object_get_string(json_object_array_get_idx(tied, 0)), top);
 
 		for (k = 0; k < json_object_array_length(ch); k++) {
 			struct json_object *e = json_object_array_get_idx(ch, k);

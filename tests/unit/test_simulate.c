@@ -2,7 +2,8 @@
 /* `numa-extender simulate` on a fixture cluster (4 nodes x 2 NUMA x 4 GPUs x
  * 16 CPUs) with a burst of 40 pods of 4 CPUs + 1 GPU: exactly 32 fit, no
  * NUMA zone is over-committed, only pods that fit nowhere at their turn stay
- * unscheduled, and two configurations are compared side by side. */
+ * unscheduled (the scheduler's own NodeResourcesFit says why), and two
+ * configurations are compared side by side. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -60,8 +61,10 @@ static void simulate_burst_places_exactly_what_fits(void **state)
 		if (node == NULL) {
 			if (first_unscheduled == 40)
 				first_unscheduled = i;
+			/* kube-scheduler's own count says no GPU is left:
+			 * NodeResourcesFit rejects every node first. */
 			assert_non_null(strstr(json_object_get_string(json_object_object_get(p, "reason")),
-					       "cannot align cpu, nvidia.com/gpu on one NUMA node"));
+					       "0/4 nodes are available: 4 Insufficient nvidia.com/gpu."));
 			continue;
 		}
 		/* Placed pods come before any unscheduled one: capacity only
