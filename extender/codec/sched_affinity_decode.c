@@ -43,9 +43,9 @@ static enum err decode_requirement(struct decode_ctx *c, const struct doc *d,
 
 	rc = decode_expect(c, d, DOC_OBJECT);
 	if (rc == ERR_OK)
-		rc = sf_string(c, d, "key", SF_REQUIRED | SF_NONEMPTY, &r->key);
+		rc = decode_string(c, d, "key", DECODE_REQUIRED | DECODE_NONEMPTY, &r->key);
 	if (rc == ERR_OK)
-		rc = sf_choice(c, d, "operator", operators, field ? 2 : 6, &op);
+		rc = decode_choice(c, d, "operator", operators, field ? 2 : 6, &op);
 	mark = doc_path_key(&c->path, "operator");
 	if (rc == ERR_OK && op == SIZE_MAX)
 		rc = decode_fail(c, ERR_INVALID, "missing");

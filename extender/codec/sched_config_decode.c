@@ -34,7 +34,7 @@ static enum err decode_managed(struct decode_ctx *c, const struct doc *d, void *
 	(void)arg;
 	rc = decode_expect(c, d, DOC_OBJECT);
 	if (rc == ERR_OK)
-		rc = sf_string(c, d, "name", SF_REQUIRED | SF_NONEMPTY, &m->name);
+		rc = decode_string(c, d, "name", DECODE_REQUIRED | DECODE_NONEMPTY, &m->name);
 	if (rc == ERR_OK)
 		rc = sf_bool(c, d, "ignoredByScheduler", &m->ignored_by_scheduler);
 	if (rc != ERR_OK)
@@ -59,15 +59,15 @@ static enum err decode_extender(struct decode_ctx *c, const struct doc *d, void 
 	(void)arg;
 	rc = decode_expect(c, d, DOC_OBJECT);
 	if (rc == ERR_OK)
-		rc = sf_string(c, d, "urlPrefix", SF_REQUIRED | SF_NONEMPTY, &e->url_prefix);
+		rc = decode_string(c, d, "urlPrefix", DECODE_REQUIRED | DECODE_NONEMPTY, &e->url_prefix);
 	if (rc == ERR_OK)
-		rc = sf_string(c, d, "filterVerb", 0, &e->filter_verb);
+		rc = decode_string(c, d, "filterVerb", 0, &e->filter_verb);
 	if (rc == ERR_OK)
-		rc = sf_string(c, d, "prioritizeVerb", 0, &e->prioritize_verb);
+		rc = decode_string(c, d, "prioritizeVerb", 0, &e->prioritize_verb);
 	if (rc == ERR_OK)
-		rc = sf_string(c, d, "preemptVerb", 0, &e->preempt_verb);
+		rc = decode_string(c, d, "preemptVerb", 0, &e->preempt_verb);
 	if (rc == ERR_OK)
-		rc = sf_string(c, d, "bindVerb", 0, &e->bind_verb);
+		rc = decode_string(c, d, "bindVerb", 0, &e->bind_verb);
 	if (rc == ERR_OK)
 		rc = sf_int(c, d, "weight", INT64_MIN, INT64_MAX, &e->weight, NULL);
 	if (rc == ERR_OK)
@@ -168,9 +168,9 @@ static enum err decode_configuration(struct decode_ctx *c, const struct doc *d,
 
 	rc = decode_expect(c, d, DOC_OBJECT);
 	if (rc == ERR_OK)
-		rc = sf_kind(c, d, KIND, true);
+		rc = decode_kind(c, d, KIND, true);
 	if (rc == ERR_OK)
-		rc = sf_text(c, d, "apiVersion", SF_REQUIRED, &api);
+		rc = decode_text(c, d, "apiVersion", DECODE_REQUIRED, &api);
 	if (rc == ERR_OK && strcmp(api, API_VERSION) != 0) {
 		char quoted[DOC_QUOTE_CAP], problem[DOC_QUOTE_CAP + 100];
 

@@ -32,13 +32,13 @@ static enum err decode_toleration(struct decode_ctx *c, const struct doc *d,
 	(void)arg;
 	rc = decode_expect(c, d, DOC_OBJECT);
 	if (rc == ERR_OK)
-		rc = sf_string(c, d, "key", 0, &t->key);
+		rc = decode_string(c, d, "key", 0, &t->key);
 	if (rc == ERR_OK)
-		rc = sf_choice(c, d, "operator", tol_ops, 5, &op);
+		rc = decode_choice(c, d, "operator", tol_ops, 5, &op);
 	if (rc == ERR_OK)
-		rc = sf_string(c, d, "value", SF_SCALAR, &t->value);
+		rc = decode_string(c, d, "value", DECODE_SCALAR, &t->value);
 	if (rc == ERR_OK)
-		rc = sf_choice(c, d, "effect", tol_effects, 4, &effect);
+		rc = decode_choice(c, d, "effect", tol_effects, 4, &effect);
 	if (rc != ERR_OK)
 		return rc;
 	if (t->key == NULL)
@@ -69,9 +69,9 @@ static enum err decode_extras(struct decode_ctx *c, const struct doc *d,
 	enum err rc;
 
 	mark = doc_path_key(&c->path, "spec");
-	rc = sf_string(c, spec, "nodeName", 0, &pod->node_name);
+	rc = decode_string(c, spec, "nodeName", 0, &pod->node_name);
 	if (rc == ERR_OK)
-		rc = sf_string(c, spec, "schedulerName", 0, &pod->scheduler_name);
+		rc = decode_string(c, spec, "schedulerName", 0, &pod->scheduler_name);
 	if (rc == ERR_OK)
 		rc = sched_affinity_decode(c, spec, pod);
 	if (rc == ERR_OK) {
@@ -96,7 +96,7 @@ static enum err decode_extras(struct decode_ctx *c, const struct doc *d,
 	mark = doc_path_key(&c->path, "status");
 	status = doc_lookup(d, "status");
 	/* pod_decode has checked that status is an object when present. */
-	rc = sf_choice(c, status, "phase", phases, 5, &phase);
+	rc = decode_choice(c, status, "phase", phases, 5, &phase);
 	if (rc == ERR_OK && doc_lookup(status, "phase") != NULL)
 		pod->phase = xstrdup(phases[phase]);
 	doc_path_pop(&c->path, mark);

@@ -32,7 +32,7 @@ static enum err decode_plugin_ref(struct decode_ctx *c, const struct doc *d, voi
 	(void)arg;
 	rc = decode_expect(c, d, DOC_OBJECT);
 	if (rc == ERR_OK)
-		rc = sf_string(c, d, "name", SF_REQUIRED | SF_NONEMPTY, &r->name);
+		rc = decode_string(c, d, "name", DECODE_REQUIRED | DECODE_NONEMPTY, &r->name);
 	if (rc == ERR_OK)
 		rc = sf_int(c, d, "weight", INT32_MIN, INT32_MAX, &w, &r->has_weight);
 	r->weight = (int32_t)w;
@@ -45,7 +45,7 @@ static enum err decode_disabled(struct decode_ctx *c, const struct doc *d, void 
 	(void)arg;
 	if (decode_expect(c, d, DOC_OBJECT) != ERR_OK)
 		return ERR_INVALID;
-	return sf_string(c, d, "name", SF_REQUIRED | SF_NONEMPTY, elem);
+	return decode_string(c, d, "name", DECODE_REQUIRED | DECODE_NONEMPTY, elem);
 }
 
 static enum err decode_set(struct decode_ctx *c, const struct doc *plugins, const char *key,
@@ -106,7 +106,7 @@ static enum err decode_weight(struct decode_ctx *c, const struct doc *d, void *e
 
 	rc = decode_expect(c, d, DOC_OBJECT);
 	if (rc == ERR_OK)
-		rc = sf_string(c, d, "name", SF_REQUIRED | SF_NONEMPTY, &w->name);
+		rc = decode_string(c, d, "name", DECODE_REQUIRED | DECODE_NONEMPTY, &w->name);
 	if (rc == ERR_OK)
 		rc = sf_int(c, d, "weight", 0, max, &w->weight, NULL);
 	if (w->weight == 0)
@@ -173,7 +173,7 @@ static enum err decode_strategy(struct decode_ctx *c, const struct doc *args,
 	rc = decode_field(c, args, "scoringStrategy", DOC_OBJECT, 0, &st);
 	if (rc != ERR_OK || st == NULL)
 		goto out;
-	rc = sf_choice(c, st, "type", strategies, 3, &type);
+	rc = decode_choice(c, st, "type", strategies, 3, &type);
 	if (rc == ERR_OK && type == SIZE_MAX)
 		rc = fail_at(c, "type", "missing");
 	if (rc == ERR_OK)
@@ -287,7 +287,7 @@ static enum err decode_plugin_config(struct decode_ctx *c, const struct doc *d,
 
 	rc = decode_expect(c, d, DOC_OBJECT);
 	if (rc == ERR_OK)
-		rc = sf_text(c, d, "name", SF_REQUIRED | SF_NONEMPTY, &name);
+		rc = decode_text(c, d, "name", DECODE_REQUIRED | DECODE_NONEMPTY, &name);
 	if (rc != ERR_OK)
 		return rc;
 	mark = doc_path_key(&c->path, "args");
@@ -339,7 +339,7 @@ enum err sched_profile_decode(struct decode_ctx *c, const struct doc *d,
 	p->scheduler_name = NULL;
 	rc = decode_expect(c, d, DOC_OBJECT);
 	if (rc == ERR_OK)
-		rc = sf_string(c, d, "schedulerName", SF_NONEMPTY, &p->scheduler_name);
+		rc = decode_string(c, d, "schedulerName", DECODE_NONEMPTY, &p->scheduler_name);
 	if (rc == ERR_OK)
 		rc = sf_int(c, d, "percentageOfNodesToScore", 0, 100, &pct, &p->has_percentage);
 	p->percentage = (int32_t)pct;
