@@ -130,6 +130,15 @@ enum err decode_string(struct decode_ctx *c, const struct doc *obj, const char *
 	return rc;
 }
 
+enum err decode_named(struct decode_ctx *c, const struct doc *d, char **name)
+{
+	enum err rc = decode_expect(c, d, DOC_OBJECT);
+
+	if (rc == ERR_OK)
+		rc = decode_string(c, d, "name", DECODE_REQUIRED | DECODE_NONEMPTY, name);
+	return rc;
+}
+
 enum err decode_choice(struct decode_ctx *c, const struct doc *obj, const char *key,
 		       const char *const *choices, size_t n, size_t *index)
 {

@@ -60,6 +60,9 @@ enum err decode_text(struct decode_ctx *c, const struct doc *obj, const char *ke
  * *out (freed); *out is left alone when the field is absent. */
 enum err decode_string(struct decode_ctx *c, const struct doc *obj, const char *key,
 		       unsigned how, char **out);
+/* d must be an object with a non-empty string "name": the element of most
+ * lists the decoders read. A copy of the name replaces *name. */
+enum err decode_named(struct decode_ctx *c, const struct doc *d, char **name);
 /* The string field obj.key, which must be one of choices[0..n) when
  * present ("X: expected A, B or C"); *index gets its position (unchanged
  * when absent). */

@@ -104,9 +104,7 @@ static enum err decode_resource(struct decode_ctx *c, const struct doc *d,
 	enum err rc;
 
 	(void)arg;
-	rc = decode_expect(c, d, DOC_OBJECT);
-	if (rc == ERR_OK)
-		rc = decode_string(c, d, "name", DECODE_REQUIRED | DECODE_NONEMPTY, &r->name);
+	rc = decode_named(c, d, &r->name);
 	if (rc == ERR_OK)
 		rc = check_name(c, "name", r->name, name_is_resource, "resource name");
 	if (rc == ERR_OK)
@@ -127,9 +125,7 @@ static enum err decode_cost(struct decode_ctx *c, const struct doc *d,
 	enum err rc;
 
 	(void)arg;
-	rc = decode_expect(c, d, DOC_OBJECT);
-	if (rc == ERR_OK)
-		rc = decode_string(c, d, "name", DECODE_REQUIRED | DECODE_NONEMPTY, &cost->name);
+	rc = decode_named(c, d, &cost->name);
 	if (rc != ERR_OK)
 		return rc;
 	mark = doc_path_key(&c->path, "value");
@@ -184,9 +180,7 @@ static enum err decode_zone(struct decode_ctx *c, const struct doc *d,
 	enum err rc;
 
 	(void)arg;
-	rc = decode_expect(c, d, DOC_OBJECT);
-	if (rc == ERR_OK)
-		rc = decode_string(c, d, "name", DECODE_REQUIRED | DECODE_NONEMPTY, &z->name);
+	rc = decode_named(c, d, &z->name);
 	if (rc == ERR_OK)
 		rc = decode_string(c, d, "type", DECODE_REQUIRED, &z->type);
 	if (rc == ERR_OK)
@@ -207,9 +201,7 @@ static enum err decode_attribute(struct decode_ctx *c, const struct doc *d,
 	enum err rc;
 
 	(void)arg;
-	rc = decode_expect(c, d, DOC_OBJECT);
-	if (rc == ERR_OK)
-		rc = decode_string(c, d, "name", DECODE_REQUIRED | DECODE_NONEMPTY, &attr->name);
+	rc = decode_named(c, d, &attr->name);
 	if (rc == ERR_OK)
 		rc = decode_string(c, d, "value", DECODE_REQUIRED | DECODE_SCALAR,
 				 &attr->value);

@@ -102,9 +102,7 @@ static enum err decode_container(struct decode_ctx *c, const struct doc *d,
 	size_t mark;
 	enum err rc;
 
-	rc = decode_expect(c, d, DOC_OBJECT);
-	if (rc == ERR_OK)
-		rc = decode_string(c, d, "name", DECODE_REQUIRED | DECODE_NONEMPTY, &out->name);
+	rc = decode_named(c, d, &out->name);
 	if (rc != ERR_OK)
 		return rc;
 

@@ -32,9 +32,7 @@ static enum err decode_managed(struct decode_ctx *c, const struct doc *d, void *
 	enum err rc;
 
 	(void)arg;
-	rc = decode_expect(c, d, DOC_OBJECT);
-	if (rc == ERR_OK)
-		rc = decode_string(c, d, "name", DECODE_REQUIRED | DECODE_NONEMPTY, &m->name);
+	rc = decode_named(c, d, &m->name);
 	if (rc == ERR_OK)
 		rc = sf_bool(c, d, "ignoredByScheduler", &m->ignored_by_scheduler);
 	if (rc != ERR_OK)

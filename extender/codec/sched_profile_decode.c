@@ -30,9 +30,7 @@ static enum err decode_plugin_ref(struct decode_ctx *c, const struct doc *d, voi
 	enum err rc;
 
 	(void)arg;
-	rc = decode_expect(c, d, DOC_OBJECT);
-	if (rc == ERR_OK)
-		rc = decode_string(c, d, "name", DECODE_REQUIRED | DECODE_NONEMPTY, &r->name);
+	rc = decode_named(c, d, &r->name);
 	if (rc == ERR_OK)
 		rc = sf_int(c, d, "weight", INT32_MIN, INT32_MAX, &w, &r->has_weight);
 	r->weight = (int32_t)w;
@@ -43,9 +41,7 @@ static enum err decode_disabled(struct decode_ctx *c, const struct doc *d, void 
 				void *arg)
 {
 	(void)arg;
-	if (decode_expect(c, d, DOC_OBJECT) != ERR_OK)
-		return ERR_INVALID;
-	return decode_string(c, d, "name", DECODE_REQUIRED | DECODE_NONEMPTY, elem);
+	return decode_named(c, d, elem);
 }
 
 static enum err decode_set(struct decode_ctx *c, const struct doc *plugins, const char *key,
@@ -104,9 +100,7 @@ static enum err decode_weight(struct decode_ctx *c, const struct doc *d, void *e
 	int64_t max = *(const int64_t *)arg;
 	enum err rc;
 
-	rc = decode_expect(c, d, DOC_OBJECT);
-	if (rc == ERR_OK)
-		rc = decode_string(c, d, "name", DECODE_REQUIRED | DECODE_NONEMPTY, &w->name);
+	rc = decode_named(c, d, &w->name);
 	if (rc == ERR_OK)
 		rc = sf_int(c, d, "weight", 0, max, &w->weight, NULL);
 	if (w->weight == 0)
