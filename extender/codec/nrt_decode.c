@@ -549,27 +549,28 @@ out:
 	return rc;
 }
 
-static enum err load_file(const char *path, struct objlist *l,
+/* Appends the objects of one file's text to the list arg. */
+static enum err file_text(const char *buf, size_t len, const char *origin, void *arg,
 			  struct errmsg *msg)
 {
 	struct nrt_object *objs = NULL;
 	size_t nobjs = 0, i;
-	char *buf = NULL;
-	size_t len = 0;
 	enum err rc;
 
-	rc = file_read_all(path, FILE_READ_DOC_MAX_BYTES, &buf, &len, msg);
-	if (rc != ERR_OK)
-		return rc;
-	rc = nrt_decode_buffer(buf, len, path, &objs, &nobjs, msg);
-	free(buf);
+	rc = nrt_decode_buffer(buf, len, origin, &objs, &nobjs, msg);
 	if (rc != ERR_OK)
 		return rc;
 	for (i = 0; i < nobjs; i++)
-		*objlist_add(l) = objs[i];
-	/* The elements moved into l; only the array itself is left. */
+		*objlist_add(arg) = objs[i];
+	/* The elements moved into the list; only the array itself is left. */
 	free(objs);
 	return ERR_OK;
+}
+
+static enum err load_file(const char *path, struct objlist *l,
+			  struct errmsg *msg)
+{
+	return file_read_with(path, FILE_READ_DOC_MAX_BYTES, file_text, l, msg);
 }
 
 static bool has_suffix(const char *name, const char *suffix)

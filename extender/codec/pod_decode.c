@@ -300,20 +300,17 @@ enum err pod_decode_buffer(const char *buf, size_t len, const char *origin,
 	return rc;
 }
 
+static enum err pod_text(const char *buf, size_t len, const char *origin, void *out,
+			 struct errmsg *msg)
+{
+	return pod_decode_buffer(buf, len, origin, out, msg);
+}
+
 enum err pod_load_file(const char *path, struct pod_spec *out,
 		       struct errmsg *msg)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	enum err rc;
-
 	memset(out, 0, sizeof *out);
-	rc = file_read_all(path, FILE_READ_DOC_MAX_BYTES, &buf, &len, msg);
-	if (rc != ERR_OK)
-		return rc;
-	rc = pod_decode_buffer(buf, len, path, out, msg);
-	free(buf);
-	return rc;
+	return file_read_with(path, FILE_READ_DOC_MAX_BYTES, pod_text, out, msg);
 }
 
 /* Only what pod_decode_doc reads, in the same places: a pod from

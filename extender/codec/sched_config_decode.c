@@ -9,6 +9,7 @@
 #include "extender/codec/sched_fields.h"
 #include "extender/codec/sched_objects.h"
 #include "extender/codec/sched_profile_decode.h"
+#include "extender/file_read.h"
 #include "scheduler/resources.h"
 #include "topology/names.h"
 
@@ -290,5 +291,5 @@ enum err sched_config_load(const char *path, struct sched_config *out,
 			   struct errmsg *msg)
 {
 	memset(out, 0, sizeof *out);
-	return sched_load_file(path, config_text, out, msg);
+	return file_read_with(path, FILE_READ_DOC_MAX_BYTES, config_text, out, msg);
 }
