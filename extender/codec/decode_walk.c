@@ -28,6 +28,20 @@ enum err decode_fail(struct decode_ctx *c, enum err rc, const char *fmt, ...)
 	return rc;
 }
 
+enum err decode_fail_at(struct decode_ctx *c, const char *key, enum err rc, const char *fmt, ...)
+{
+	char problem[sizeof c->msg->text];
+	size_t mark = doc_path_key(&c->path, key);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(problem, sizeof problem, fmt, ap);
+	va_end(ap);
+	doc_errorf(c->msg, c->origin, &c->path, "%s", problem);
+	doc_path_pop(&c->path, mark);
+	return rc;
+}
+
 enum err decode_fail_prefixed(struct decode_ctx *c, enum err rc)
 {
 	doc_error_prefix(c->msg, c->origin, &c->path);
@@ -140,12 +154,12 @@ enum err decode_named(struct decode_ctx *c, const struct doc *d, char **name)
 }
 
 enum err decode_choice(struct decode_ctx *c, const struct doc *obj, const char *key,
-		       const char *const *choices, size_t n, size_t *index)
+		       unsigned how, const char *const *choices, size_t n, size_t *index)
 {
 	char quoted[DOC_QUOTE_CAP], list[256] = "";
 	const char *text;
-	size_t i, mark;
-	enum err rc = decode_text(c, obj, key, 0, &text);
+	size_t i;
+	enum err rc = decode_text(c, obj, key, how & DECODE_REQUIRED, &text);
 
 	if (rc != ERR_OK || text == NULL)
 		return rc;
@@ -164,11 +178,8 @@ enum err decode_choice(struct decode_ctx *c, const struct doc *obj, const char *
 			strcat(list, shown);
 		}
 	}
-	mark = doc_path_key(&c->path, key);
 	doc_quote(quoted, sizeof quoted, text, strlen(text));
-	rc = decode_fail(c, ERR_INVALID, "%s: expected %s", quoted, list);
-	doc_path_pop(&c->path, mark);
-	return rc;
+	return decode_fail_at(c, key, ERR_INVALID, "%s: expected %s", quoted, list);
 }
 
 enum err decode_kind(struct decode_ctx *c, const struct doc *obj, const char *want,
@@ -176,14 +187,10 @@ enum err decode_kind(struct decode_ctx *c, const struct doc *obj, const char *wa
 {
 	char quoted[DOC_QUOTE_CAP];
 	const char *kind;
-	size_t mark;
 	enum err rc = decode_text(c, obj, "kind", required ? DECODE_REQUIRED : 0, &kind);
 
 	if (rc != ERR_OK || kind == NULL || strcmp(kind, want) == 0)
 		return rc;
-	mark = doc_path_key(&c->path, "kind");
 	doc_quote(quoted, sizeof quoted, kind, strlen(kind));
-	rc = decode_fail(c, ERR_INVALID, "%s: expected %s", quoted, want);
-	doc_path_pop(&c->path, mark);
-	return rc;
+	return decode_fail_at(c, "kind", ERR_INVALID, "%s: expected %s", quoted, want);
 }

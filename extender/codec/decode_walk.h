@@ -25,6 +25,10 @@ void decode_ctx_init(struct decode_ctx *c, const char *origin,
 /* Sets c->msg to "origin: path: problem" and returns rc. */
 enum err decode_fail(struct decode_ctx *c, enum err rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* decode_fail with key pushed onto the path for the message: a problem
+ * with obj.key found while at obj. */
+enum err decode_fail_at(struct decode_ctx *c, const char *key, enum err rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /* For problems a callee (doc_read_*, quantity_parse) already wrote: prefixes
  * them with "origin: path: " and returns rc. */
 enum err decode_fail_prefixed(struct decode_ctx *c, enum err rc);
@@ -63,11 +67,11 @@ enum err decode_string(struct decode_ctx *c, const struct doc *obj, const char *
 /* d must be an object with a non-empty string "name": the element of most
  * lists the decoders read. A copy of the name replaces *name. */
 enum err decode_named(struct decode_ctx *c, const struct doc *d, char **name);
-/* The string field obj.key, which must be one of choices[0..n) when
- * present ("X: expected A, B or C"); *index gets its position (unchanged
- * when absent). */
+/* The string field obj.key (DECODE_REQUIRED), which must be one of
+ * choices[0..n) when present ("X: expected A, B or C"); *index gets its
+ * position (unchanged when absent). */
 enum err decode_choice(struct decode_ctx *c, const struct doc *obj, const char *key,
-		       const char *const *choices, size_t n, size_t *index);
+		       unsigned how, const char *const *choices, size_t n, size_t *index);
 /* obj.kind, when present (or always, with required), must be want
  * ("X: expected want"). */
 enum err decode_kind(struct decode_ctx *c, const struct doc *obj, const char *want,

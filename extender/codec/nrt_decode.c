@@ -85,16 +85,11 @@ static enum err check_name(struct decode_ctx *c, const char *key, const char *na
 			   const char *what)
 {
 	char why[160], quoted[DOC_QUOTE_CAP];
-	size_t mark;
-	enum err rc = ERR_OK;
 
 	if (rule(name, strlen(name), why, sizeof why))
 		return ERR_OK;
-	mark = doc_path_key(&c->path, key);
 	doc_quote(quoted, sizeof quoted, name, strlen(name));
-	rc = decode_fail(c, ERR_INVALID, "%s: not a valid %s: %s", quoted, what, why);
-	doc_path_pop(&c->path, mark);
-	return rc;
+	return decode_fail_at(c, key, ERR_INVALID, "%s: not a valid %s: %s", quoted, what, why);
 }
 
 static enum err decode_resource(struct decode_ctx *c, const struct doc *d,
@@ -274,7 +269,6 @@ static enum err read_api_version(struct decode_ctx *c, const struct doc *obj,
 				 const char *fallback, const char **out)
 {
 	char quoted[DOC_QUOTE_CAP];
-	size_t mark;
 	enum err rc;
 
 	rc = decode_text(c, obj, "apiVersion", fallback != NULL ? 0 : DECODE_REQUIRED, out);
@@ -284,12 +278,9 @@ static enum err read_api_version(struct decode_ctx *c, const struct doc *obj,
 		*out = fallback;
 	if (strcmp(*out, API_V1ALPHA1) == 0 || strcmp(*out, API_V1ALPHA2) == 0)
 		return ERR_OK;
-	mark = doc_path_key(&c->path, "apiVersion");
 	doc_quote(quoted, sizeof quoted, *out, strlen(*out));
-	rc = decode_fail(c, ERR_INVALID, "%s: expected %s or %s", quoted,
-			 API_V1ALPHA1, API_V1ALPHA2);
-	doc_path_pop(&c->path, mark);
-	return rc;
+	return decode_fail_at(c, "apiVersion", ERR_INVALID, "%s: expected %s or %s", quoted,
+			      API_V1ALPHA1, API_V1ALPHA2);
 }
 
 /* The arrays of an object: topologyPolicies, attributes (then the legacy

@@ -198,7 +198,7 @@ static enum err decode_status(struct decode_ctx *c, const struct doc *pod,
 
 	rc = decode_field(c, pod, "status", DOC_OBJECT, 0, &status);
 	if (rc == ERR_OK && status != NULL)
-		rc = decode_choice(c, status, "qosClass", names, sizeof names / sizeof names[0], &i);
+		rc = decode_choice(c, status, "qosClass", 0, names, sizeof names / sizeof names[0], &i);
 	if (rc == ERR_OK && i != SIZE_MAX) {
 		out->has_status_qos = true;
 		out->status_qos = classes[i];

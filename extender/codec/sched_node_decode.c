@@ -30,13 +30,7 @@ static enum err decode_taint(struct decode_ctx *c, const struct doc *d, void *el
 	if (rc == ERR_OK && t->value == NULL)
 		t->value = xstrdup("");
 	if (rc == ERR_OK)
-		rc = decode_choice(c, d, "effect", effects, 3, &effect);
-	if (rc == ERR_OK && effect == SIZE_MAX) {
-		size_t mark = doc_path_key(&c->path, "effect");
-
-		rc = decode_fail(c, ERR_INVALID, "missing");
-		doc_path_pop(&c->path, mark);
-	}
+		rc = decode_choice(c, d, "effect", DECODE_REQUIRED, effects, 3, &effect);
 	if (rc == ERR_OK)
 		t->effect = effect_values[effect];
 	return rc;
@@ -55,11 +49,9 @@ static enum err decode_metadata(struct decode_ctx *c, const struct doc *d,
 		rc = decode_string(c, md, "name", DECODE_REQUIRED | DECODE_NONEMPTY, &node->name);
 	if (rc == ERR_OK && !name_is_dns_subdomain(node->name, strlen(node->name), why, sizeof why)) {
 		char quoted[DOC_QUOTE_CAP];
-		size_t m = doc_path_key(&c->path, "name");
 
 		doc_quote(quoted, sizeof quoted, node->name, strlen(node->name));
-		rc = decode_fail(c, ERR_INVALID, "%s: not a node name: %s", quoted, why);
-		doc_path_pop(&c->path, m);
+		rc = decode_fail_at(c, "name", ERR_INVALID, "%s: not a node name: %s", quoted, why);
 	}
 	if (rc == ERR_OK)
 		rc = sf_string_map(c, md, "labels", &node->labels, &node->nlabels);

@@ -13,15 +13,6 @@ static const char *const strategies[] = {
 	"LeastAllocated", "MostAllocated", "RequestedToCapacityRatio",
 };
 
-static enum err fail_at(struct decode_ctx *c, const char *key, const char *problem)
-{
-	size_t mark = doc_path_key(&c->path, key);
-	enum err rc = decode_fail(c, ERR_INVALID, "%s", problem);
-
-	doc_path_pop(&c->path, mark);
-	return rc;
-}
-
 static enum err decode_plugin_ref(struct decode_ctx *c, const struct doc *d, void *elem,
 				  void *arg)
 {
@@ -167,9 +158,7 @@ static enum err decode_strategy(struct decode_ctx *c, const struct doc *args,
 	rc = decode_field(c, args, "scoringStrategy", DOC_OBJECT, 0, &st);
 	if (rc != ERR_OK || st == NULL)
 		goto out;
-	rc = decode_choice(c, st, "type", strategies, 3, &type);
-	if (rc == ERR_OK && type == SIZE_MAX)
-		rc = fail_at(c, "type", "missing");
+	rc = decode_choice(c, st, "type", DECODE_REQUIRED, strategies, 3, &type);
 	if (rc == ERR_OK)
 		p->strategy = (enum sched_fit_strategy)type;
 	if (rc == ERR_OK)
@@ -188,7 +177,7 @@ static enum err decode_strategy(struct decode_ctx *c, const struct doc *args,
 				size_t s = doc_path_key(&c->path, "shape");
 
 				doc_path_index(&c->path, i);
-				rc = fail_at(c, "utilization", "values must be sorted in increasing order");
+				rc = decode_fail_at(c, "utilization", ERR_INVALID, "values must be sorted in increasing order");
 				doc_path_pop(&c->path, s);
 			}
 		}
@@ -196,7 +185,7 @@ static enum err decode_strategy(struct decode_ctx *c, const struct doc *args,
 	}
 	/* Upstream would dereference the missing shape and crash. */
 	if (rc == ERR_OK && p->strategy == SCHED_REQUESTED_TO_CAPACITY_RATIO && p->nshape == 0)
-		rc = fail_at(c, "requestedToCapacityRatio", "shape is required for RequestedToCapacityRatio");
+		rc = decode_fail_at(c, "requestedToCapacityRatio", ERR_INVALID, "shape is required for RequestedToCapacityRatio");
 out:
 	doc_path_pop(&c->path, mark);
 	return rc;
@@ -259,7 +248,7 @@ static enum err decode_balanced_args(struct decode_ctx *c, const struct doc *arg
 				size_t mark = doc_path_key(&c->path, "resources");
 
 				doc_path_index(&c->path, i);
-				rc = fail_at(c, "name", "duplicate resource name");
+				rc = decode_fail_at(c, "name", ERR_INVALID, "duplicate resource name");
 				doc_path_pop(&c->path, mark);
 			}
 	return rc;
@@ -315,7 +304,7 @@ static enum err decode_plugin_configs(struct decode_ctx *c, const struct doc *pr
 		for (j = 0; rc == ERR_OK && j < i; j++)
 			if (strcmp(doc_lookup(item, "name")->text,
 				   doc_lookup(list->children[j].value, "name")->text) == 0)
-				rc = fail_at(c, "name", "repeated config for this plugin");
+				rc = decode_fail_at(c, "name", ERR_INVALID, "repeated config for this plugin");
 		doc_path_pop(&c->path, m);
 	}
 	doc_path_pop(&c->path, mark);
