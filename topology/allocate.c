@@ -329,6 +329,29 @@ static bool best_memory_hint(struct sim *s, const struct container_demand *c,
 	return found;
 }
 
+/* The memory manager's second look when the hint cur will not do: the
+ * default affinity (extend false) or the narrowest mask holding cur's
+ * (extend true), into *out. A preferred hint may not give way to a
+ * non-preferred one; none or that, and the container fails with the
+ * message given. Inline: as a call it costs allocate_container, which
+ * every judgement runs, registers on its common path. */
+static inline bool replace_memory_hint(struct sim *s, const struct container_demand *c,
+				       const char *who, struct topo_hint cur, bool extend,
+				       const char *none, const char *not_preferred,
+				       struct topo_hint *out)
+{
+	if (!best_memory_hint(s, c, extend ? cur.mask : 0, extend, out)) {
+		snprintf(s->failure, sizeof s->failure, "container \"%s\": memory: %s", who, none);
+		return false;
+	}
+	if (!out->preferred && cur.preferred) {
+		snprintf(s->failure, sizeof s->failure, "container \"%s\": memory: %s", who,
+			 not_preferred);
+		return false;
+	}
+	return true;
+}
+
 static bool allocate_memory(struct sim *s, const struct container_demand *c, const char *who,
 			    struct topo_hint hint)
 {
@@ -368,17 +391,10 @@ static bool allocate_memory(struct sim *s, const struct container_demand *c, con
 	if (hint.nil) {
 		struct topo_hint d;
 
-		if (!best_memory_hint(s, c, 0, false, &d)) {
-			snprintf(s->failure, sizeof s->failure,
-				 "container \"%s\": memory: failed to get the default NUMA affinity, no NUMA nodes with enough memory is available",
-				 who);
+		if (!replace_memory_hint(s, c, who, best, false,
+					 "failed to get the default NUMA affinity, no NUMA nodes with enough memory is available",
+					 "failed to find the default preferred hint", &d))
 			return false;
-		}
-		if (!d.preferred && hint.preferred) {
-			snprintf(s->failure, sizeof s->failure,
-				 "container \"%s\": memory: failed to find the default preferred hint", who);
-			return false;
-		}
 		best = d;
 	}
 	for (t = 0; t < c->nmemory; t++) {
@@ -392,17 +408,10 @@ static bool allocate_memory(struct sim *s, const struct container_demand *c, con
 	if (!satisfied) {
 		struct topo_hint e;
 
-		if (!best_memory_hint(s, c, best.mask, true, &e)) {
-			snprintf(s->failure, sizeof s->failure,
-				 "container \"%s\": memory: failed to find NUMA nodes to extend the current topology hint",
-				 who);
+		if (!replace_memory_hint(s, c, who, best, true,
+					 "failed to find NUMA nodes to extend the current topology hint",
+					 "failed to find the extended preferred hint", &e))
 			return false;
-		}
-		if (!e.preferred && best.preferred) {
-			snprintf(s->failure, sizeof s->failure,
-				 "container \"%s\": memory: failed to find the extended preferred hint", who);
-			return false;
-		}
 		best = e;
 	}
 	if (bitmask_count(best.mask) > 1) {
