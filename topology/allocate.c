@@ -142,13 +142,29 @@ static bool allocate_device(struct sim *s, const struct container_demand *c, con
 
 /* --- CPUs --- */
 
+/* order[0..k) by ascending free count in pool, then index (insertion sort:
+ * k <= 64). */
+static void sort_by_free(int *order, int k, const int64_t *pool)
+{
+	int i, j;
+
+	for (i = 1; i < k; i++) {
+		int x = order[i];
+
+		for (j = i; j > 0 && (pool[order[j - 1]] > pool[x] ||
+				      (pool[order[j - 1]] == pool[x] && order[j - 1] > x)); j--)
+			order[j] = order[j - 1];
+		order[j] = x;
+	}
+}
+
 /* takeByTopologyNUMAPacked with one CPU per core and one socket per NUMA
  * node: whole free NUMA nodes the request can use entirely, then NUMA nodes
  * with the fewest free CPUs first (ties: lower id). */
 static void take_by_topology(const struct sim *s, int64_t *pool, const int64_t *capacity,
 			     int64_t want, int64_t *taken)
 {
-	int order[INVENTORY_MAX_NUMA], k, i, j, only = -1;
+	int order[INVENTORY_MAX_NUMA], k, i, only = -1;
 
 	if (want <= 0)
 		return;
@@ -172,15 +188,7 @@ static void take_by_topology(const struct sim *s, int64_t *pool, const int64_t *
 	}
 	for (k = 0, i = 0; i < s->n; i++)
 		order[k++] = i;
-	/* Ascending free count, then index (insertion sort: n <= 64). */
-	for (i = 1; i < k; i++) {
-		int x = order[i];
-
-		for (j = i; j > 0 && (pool[order[j - 1]] > pool[x] ||
-				      (pool[order[j - 1]] == pool[x] && order[j - 1] > x)); j--)
-			order[j] = order[j - 1];
-		order[j] = x;
-	}
+	sort_by_free(order, k, pool);
 	for (i = 0; i < k && want > 0; i++) {
 		int d = order[i];
 
@@ -190,14 +198,7 @@ static void take_by_topology(const struct sim *s, int64_t *pool, const int64_t *
 			pool[d] = 0;
 		}
 	}
-	for (i = 1; i < k; i++) {
-		int x = order[i];
-
-		for (j = i; j > 0 && (pool[order[j - 1]] > pool[x] ||
-				      (pool[order[j - 1]] == pool[x] && order[j - 1] > x)); j--)
-			order[j] = order[j - 1];
-		order[j] = x;
-	}
+	sort_by_free(order, k, pool); /* the whole nodes taken are empty now */
 	for (i = 0; i < k && want > 0; i++) {
 		int d = order[i];
 		int64_t t = pool[d] < want ? pool[d] : want;
