@@ -260,12 +260,15 @@ static void note(struct sched_profile *p, const char *what)
 	p->unmodelled[p->nunmodelled++] = xstrdup(what);
 }
 
-static enum err decode_plugin_config(struct decode_ctx *c, const struct doc *d,
+/* pluginConfig[i] of list; the entries before it are decoded. A plugin's
+ * second entry is refused before its args are read: they would be decoded
+ * on top of the first's. */
+static enum err decode_plugin_config(struct decode_ctx *c, const struct doc *list, size_t i,
 				     struct sched_profile *p)
 {
-	const struct doc *args;
+	const struct doc *d = list->children[i].value, *args;
 	const char *name;
-	size_t mark;
+	size_t mark, j;
 	enum err rc;
 
 	rc = decode_expect(c, d, DOC_OBJECT);
@@ -273,6 +276,9 @@ static enum err decode_plugin_config(struct decode_ctx *c, const struct doc *d,
 		rc = decode_text(c, d, "name", DECODE_REQUIRED | DECODE_NONEMPTY, &name);
 	if (rc != ERR_OK)
 		return rc;
+	for (j = 0; j < i; j++)
+		if (strcmp(name, doc_lookup(list->children[j].value, "name")->text) == 0)
+			return decode_fail_at(c, "name", ERR_INVALID, "repeated config for this plugin");
 	mark = doc_path_key(&c->path, "args");
 	rc = decode_field(c, d, "args", DOC_OBJECT, 0, &args);
 	if (rc == ERR_OK && args != NULL) {
@@ -291,20 +297,15 @@ static enum err decode_plugin_config(struct decode_ctx *c, const struct doc *d,
 static enum err decode_plugin_configs(struct decode_ctx *c, const struct doc *prof,
 				      struct sched_profile *p)
 {
-	size_t mark = doc_path_key(&c->path, "pluginConfig"), i, j;
+	size_t mark = doc_path_key(&c->path, "pluginConfig"), i;
 	const struct doc *list;
 	enum err rc;
 
 	rc = decode_field(c, prof, "pluginConfig", DOC_ARRAY, 0, &list);
 	for (i = 0; rc == ERR_OK && list != NULL && i < list->nchildren; i++) {
-		const struct doc *item = list->children[i].value;
 		size_t m = doc_path_index(&c->path, i);
 
-		rc = decode_plugin_config(c, item, p);
-		for (j = 0; rc == ERR_OK && j < i; j++)
-			if (strcmp(doc_lookup(item, "name")->text,
-				   doc_lookup(list->children[j].value, "name")->text) == 0)
-				rc = decode_fail_at(c, "name", ERR_INVALID, "repeated config for this plugin");
+		rc = decode_plugin_config(c, list, i, p);
 		doc_path_pop(&c->path, m);
 	}
 	doc_path_pop(&c->path, mark);
