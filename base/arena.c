@@ -59,20 +59,24 @@ void *arena_alloc_raw(struct arena *a, size_t size)
 	return p;
 }
 
+static void free_chunks(struct arena_chunk *c)
+{
+	while (c) {
+		struct arena_chunk *next = c->next;
+
+		free(c);
+		c = next;
+	}
+}
+
 void arena_reset(struct arena *a)
 {
-	struct arena_chunk *keep = a->head, *c;
+	struct arena_chunk *keep = a->head;
 
 	/* The head is the newest chunk; chunks only grow, so it is the largest
 	 * or as large as any request seen since it was made. */
 	if (keep != NULL) {
-		c = keep->next;
-		while (c) {
-			struct arena_chunk *next = c->next;
-
-			free(c);
-			c = next;
-		}
+		free_chunks(keep->next);
 		keep->next = NULL;
 		keep->used = 0;
 	}
@@ -81,14 +85,7 @@ void arena_reset(struct arena *a)
 
 void arena_cleanup(struct arena *a)
 {
-	struct arena_chunk *c = a->head;
-
-	while (c) {
-		struct arena_chunk *next = c->next;
-
-		free(c);
-		c = next;
-	}
+	free_chunks(a->head);
 	a->head = NULL;
 	a->inline_used = 0;
 }

@@ -16,16 +16,6 @@ void textbuf_init(struct textbuf *b, size_t max)
 	b->max = max;
 }
 
-void textbuf_init_fixed(struct textbuf *b, char *mem, size_t size)
-{
-	memset(b, 0, sizeof *b);
-	b->buf = mem;
-	b->cap = size;
-	b->max = size - 1;
-	b->fixed = true;
-	mem[0] = '\0';
-}
-
 void textbuf_attach(struct textbuf *b, char *mem, size_t size)
 {
 	memset(b, 0, sizeof *b);
@@ -35,6 +25,12 @@ void textbuf_attach(struct textbuf *b, char *mem, size_t size)
 	b->fixed = true;
 	b->len = strnlen(mem, size - 1);
 	mem[b->len] = '\0';
+}
+
+void textbuf_init_fixed(struct textbuf *b, char *mem, size_t size)
+{
+	mem[0] = '\0';
+	textbuf_attach(b, mem, size);
 }
 
 void textbuf_free(struct textbuf *b)

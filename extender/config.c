@@ -967,16 +967,14 @@ enum err config_load_buffer(const char *buf, size_t len, const char *origin,
 	return rc;
 }
 
+static enum err config_text(const char *buf, size_t len, const char *origin, void *out,
+			    struct errmsg *msg)
+{
+	return config_load_buffer(buf, len, origin, out, msg);
+}
+
 enum err config_load_file(const char *path, struct config *out, struct errmsg *msg)
 {
-	char *data = NULL;
-	size_t used = 0;
-	enum err rc;
-
 	/* The shared reader: capped before it allocates, clear errors. */
-	rc = file_read_all(path, CONFIG_MAX_BYTES, &data, &used, msg);
-	if (rc == ERR_OK)
-		rc = config_load_buffer(data, used, path, out, msg);
-	free(data);
-	return rc;
+	return file_read_with(path, CONFIG_MAX_BYTES, config_text, out, msg);
 }

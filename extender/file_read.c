@@ -143,6 +143,20 @@ out:
 	return rc;
 }
 
+enum err file_read_with(const char *path, size_t max_bytes, file_text_fn *fn,
+			void *arg, struct errmsg *msg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	enum err rc;
+
+	rc = file_read_all(path, max_bytes, &buf, &len, msg);
+	if (rc == ERR_OK)
+		rc = fn(buf, len, path, arg, msg);
+	free(buf);
+	return rc;
+}
+
 struct file_lines {
 	int fd;
 	char *path;

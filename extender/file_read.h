@@ -43,6 +43,16 @@ enum err file_open_input(const char *path, int *fd, struct errmsg *msg);
 enum err file_read_all(const char *path, size_t max_bytes, char **buf,
 		       size_t *len, struct errmsg *msg);
 
+/* What a decoder of a whole file's text looks like: buf[0..len) (with a NUL
+ * after it), origin the path for its messages, arg the caller's. */
+typedef enum err file_text_fn(const char *buf, size_t len, const char *origin,
+			      void *arg, struct errmsg *msg);
+
+/* Reads path as file_read_all does and hands its text to fn with the path
+ * as origin, freeing it afterwards: fn's errors, or file_read_all's. */
+enum err file_read_with(const char *path, size_t max_bytes, file_text_fn *fn,
+			void *arg, struct errmsg *msg);
+
 /* A regular file read line by line, each line held to a ceiling. */
 struct file_lines;
 

@@ -142,13 +142,29 @@ static bool allocate_device(struct sim *s, const struct container_demand *c, con
 
 /* --- CPUs --- */
 
+/* order[0..k) by ascending free count in pool, then index (insertion sort:
+ * k <= 64). */
+static void sort_by_free(int *order, int k, const int64_t *pool)
+{
+	int i, j;
+
+	for (i = 1; i < k; i++) {
+		int x = order[i];
+
+		for (j = i; j > 0 && (pool[order[j - 1]] > pool[x] ||
+				      (pool[order[j - 1]] == pool[x] && order[j - 1] > x)); j--)
+			order[j] = order[j - 1];
+		order[j] = x;
+	}
+}
+
 /* takeByTopologyNUMAPacked with one CPU per core and one socket per NUMA
  * node: whole free NUMA nodes the request can use entirely, then NUMA nodes
  * with the fewest free CPUs first (ties: lower id). */
 static void take_by_topology(const struct sim *s, int64_t *pool, const int64_t *capacity,
 			     int64_t want, int64_t *taken)
 {
-	int order[INVENTORY_MAX_NUMA], k, i, j, only = -1;
+	int order[INVENTORY_MAX_NUMA], k, i, only = -1;
 
 	if (want <= 0)
 		return;
@@ -172,15 +188,7 @@ static void take_by_topology(const struct sim *s, int64_t *pool, const int64_t *
 	}
 	for (k = 0, i = 0; i < s->n; i++)
 		order[k++] = i;
-	/* Ascending free count, then index (insertion sort: n <= 64). */
-	for (i = 1; i < k; i++) {
-		int x = order[i];
-
-		for (j = i; j > 0 && (pool[order[j - 1]] > pool[x] ||
-				      (pool[order[j - 1]] == pool[x] && order[j - 1] > x)); j--)
-			order[j] = order[j - 1];
-		order[j] = x;
-	}
+	sort_by_free(order, k, pool);
 	for (i = 0; i < k && want > 0; i++) {
 		int d = order[i];
 
@@ -190,14 +198,7 @@ static void take_by_topology(const struct sim *s, int64_t *pool, const int64_t *
 			pool[d] = 0;
 		}
 	}
-	for (i = 1; i < k; i++) {
-		int x = order[i];
-
-		for (j = i; j > 0 && (pool[order[j - 1]] > pool[x] ||
-				      (pool[order[j - 1]] == pool[x] && order[j - 1] > x)); j--)
-			order[j] = order[j - 1];
-		order[j] = x;
-	}
+	sort_by_free(order, k, pool); /* the whole nodes taken are empty now */
 	for (i = 0; i < k && want > 0; i++) {
 		int d = order[i];
 		int64_t t = pool[d] < want ? pool[d] : want;
@@ -329,6 +330,29 @@ static bool best_memory_hint(struct sim *s, const struct container_demand *c,
 	return found;
 }
 
+/* The memory manager's second look when the hint cur will not do: the
+ * default affinity (extend false) or the narrowest mask holding cur's
+ * (extend true), into *out. A preferred hint may not give way to a
+ * non-preferred one; none or that, and the container fails with the
+ * message given. Inline: as a call it costs allocate_container, which
+ * every judgement runs, registers on its common path. */
+static inline bool replace_memory_hint(struct sim *s, const struct container_demand *c,
+				       const char *who, struct topo_hint cur, bool extend,
+				       const char *none, const char *not_preferred,
+				       struct topo_hint *out)
+{
+	if (!best_memory_hint(s, c, extend ? cur.mask : 0, extend, out)) {
+		snprintf(s->failure, sizeof s->failure, "container \"%s\": memory: %s", who, none);
+		return false;
+	}
+	if (!out->preferred && cur.preferred) {
+		snprintf(s->failure, sizeof s->failure, "container \"%s\": memory: %s", who,
+			 not_preferred);
+		return false;
+	}
+	return true;
+}
+
 static bool allocate_memory(struct sim *s, const struct container_demand *c, const char *who,
 			    struct topo_hint hint)
 {
@@ -368,17 +392,10 @@ static bool allocate_memory(struct sim *s, const struct container_demand *c, con
 	if (hint.nil) {
 		struct topo_hint d;
 
-		if (!best_memory_hint(s, c, 0, false, &d)) {
-			snprintf(s->failure, sizeof s->failure,
-				 "container \"%s\": memory: failed to get the default NUMA affinity, no NUMA nodes with enough memory is available",
-				 who);
+		if (!replace_memory_hint(s, c, who, best, false,
+					 "failed to get the default NUMA affinity, no NUMA nodes with enough memory is available",
+					 "failed to find the default preferred hint", &d))
 			return false;
-		}
-		if (!d.preferred && hint.preferred) {
-			snprintf(s->failure, sizeof s->failure,
-				 "container \"%s\": memory: failed to find the default preferred hint", who);
-			return false;
-		}
 		best = d;
 	}
 	for (t = 0; t < c->nmemory; t++) {
@@ -392,17 +409,10 @@ static bool allocate_memory(struct sim *s, const struct container_demand *c, con
 	if (!satisfied) {
 		struct topo_hint e;
 
-		if (!best_memory_hint(s, c, best.mask, true, &e)) {
-			snprintf(s->failure, sizeof s->failure,
-				 "container \"%s\": memory: failed to find NUMA nodes to extend the current topology hint",
-				 who);
+		if (!replace_memory_hint(s, c, who, best, true,
+					 "failed to find NUMA nodes to extend the current topology hint",
+					 "failed to find the extended preferred hint", &e))
 			return false;
-		}
-		if (!e.preferred && best.preferred) {
-			snprintf(s->failure, sizeof s->failure,
-				 "container \"%s\": memory: failed to find the extended preferred hint", who);
-			return false;
-		}
 		best = e;
 	}
 	if (bitmask_count(best.mask) > 1) {

@@ -43,20 +43,31 @@ void resource_amount_format(const char *resource, int64_t v, char *buf, size_t s
 	snprintf(buf, size, "%lld%s", (long long)v, u >= 0 ? units[u] : "");
 }
 
+/* The kubelet's spellings, by enum value: what the NRT attributes say and
+ * what verdicts print. */
+static const char *const policy_names[] = { "none", "best-effort", "restricted",
+					    "single-numa-node" };
+static const char *const scope_names[] = { "container", "pod" };
+
 const char *tm_policy_name(enum tm_policy p)
 {
-	switch (p) {
-	case TM_POLICY_NONE: return "none";
-	case TM_POLICY_BEST_EFFORT: return "best-effort";
-	case TM_POLICY_RESTRICTED: return "restricted";
-	case TM_POLICY_SINGLE_NUMA_NODE: return "single-numa-node";
-	}
-	return "?";
+	return (size_t)p < sizeof policy_names / sizeof policy_names[0] ? policy_names[p] : "?";
 }
 
 const char *tm_scope_name(enum tm_scope s)
 {
-	return s == TM_SCOPE_POD ? "pod" : "container";
+	return scope_names[s == TM_SCOPE_POD];
+}
+
+/* The index of text in names[0..n), or -1. */
+static int name_index(const char *text, const char *const *names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(text, names[i]) == 0)
+			return (int)i;
+	return -1;
 }
 
 /* "node-<id>" with a plain decimal id 0..63; -1 otherwise. */
@@ -281,8 +292,11 @@ static void configure(struct inventory_node *node, const struct nrt_object *obj,
 	const char *cpu = attribute_get(obj, "cpuManagerPolicy");
 	const char *mem = attribute_get(obj, "memoryManagerPolicy");
 	struct tm_options opts = { false, DEFAULT_MAX_ALLOWABLE_NUMA };
+	static const char *const cpu_names[] = { "none", "static" };
+	static const char *const memory_names[] = { "None", "Static" };
 	char *err = node->config_error;
 	size_t errsize = sizeof node->config_error;
+	int i;
 
 	node->policy = TM_POLICY_NONE;
 	node->scope = TM_SCOPE_CONTAINER;
@@ -306,38 +320,25 @@ static void configure(struct inventory_node *node, const struct nrt_object *obj,
 			node->scope = s;
 	}
 	if (policy != NULL) {
-		if (strcmp(policy, "none") == 0)
-			node->policy = TM_POLICY_NONE;
-		else if (strcmp(policy, "best-effort") == 0)
-			node->policy = TM_POLICY_BEST_EFFORT;
-		else if (strcmp(policy, "restricted") == 0)
-			node->policy = TM_POLICY_RESTRICTED;
-		else if (strcmp(policy, "single-numa-node") == 0)
-			node->policy = TM_POLICY_SINGLE_NUMA_NODE;
-		else {
+		if ((i = name_index(policy, policy_names, sizeof policy_names / sizeof policy_names[0])) < 0) {
 			snprintf(err, errsize, "unknown topologyManagerPolicy \"%s\"", policy);
 			return;
 		}
+		node->policy = (enum tm_policy)i;
 	}
 	if (cpu != NULL) {
-		if (strcmp(cpu, "static") == 0)
-			node->cpu_static = true;
-		else if (strcmp(cpu, "none") == 0)
-			node->cpu_static = false;
-		else {
+		if ((i = name_index(cpu, cpu_names, 2)) < 0) {
 			snprintf(err, errsize, "unknown cpuManagerPolicy \"%s\"", cpu);
 			return;
 		}
+		node->cpu_static = i == 1;
 	}
 	if (mem != NULL) {
-		if (strcmp(mem, "Static") == 0)
-			node->memory_static = true;
-		else if (strcmp(mem, "None") == 0)
-			node->memory_static = false;
-		else {
+		if ((i = name_index(mem, memory_names, 2)) < 0) {
 			snprintf(err, errsize, "unknown memoryManagerPolicy \"%s\"", mem);
 			return;
 		}
+		node->memory_static = i == 1;
 	}
 	if (node->numa_count > INVENTORY_MAX_SIMULATED_NUMA) {
 		snprintf(err, errsize,
@@ -349,14 +350,11 @@ static void configure(struct inventory_node *node, const struct nrt_object *obj,
 	if (node->policy == TM_POLICY_NONE)
 		return;
 	if (scope != NULL) {
-		if (strcmp(scope, "container") == 0)
-			node->scope = TM_SCOPE_CONTAINER;
-		else if (strcmp(scope, "pod") == 0)
-			node->scope = TM_SCOPE_POD;
-		else {
+		if ((i = name_index(scope, scope_names, 2)) < 0) {
 			snprintf(err, errsize, "unknown topologyManagerScope \"%s\"", scope);
 			return;
 		}
+		node->scope = (enum tm_scope)i;
 	}
 	if (!options_parse(obj, &opts, err, errsize))
 		return;

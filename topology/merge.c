@@ -55,8 +55,11 @@ static struct topo_hint merge_singletons(const struct merge_params *p,
 	return h;
 }
 
-/* Superset-sum transform and its inverse over 2^n counts. */
-static void zeta(uint64_t *f, int n)
+/* Superset sums over 2^n counts, f[m] += sign * f[m | bit] for every bit:
+ * the transform with sign 1, its inverse with sign -1 (arithmetic wraps,
+ * exact modulo 2^64). Called only with a constant sign, which the compiler
+ * folds into the loop: the inner loop stays one add or subtract. */
+static inline void superset_sums(uint64_t *f, int n, uint64_t sign)
 {
 	uint64_t size = (uint64_t)1 << n, base, j;
 	int b;
@@ -68,22 +71,21 @@ static void zeta(uint64_t *f, int n)
 
 		for (base = 0; base < size; base += 2 * bit)
 			for (j = base; j < base + bit; j++)
-				f[j] += f[j + bit];
+				f[j] += sign * f[j + bit];
 	}
 }
 
-static void moebius(uint64_t *f, int n)
+/* Out of line: inlined five times, the transforms would grow merge_best,
+ * which every judgement runs, for the one path (no preferred merge) that
+ * needs them. */
+static __attribute__((noinline)) void zeta(uint64_t *f, int n)
 {
-	uint64_t size = (uint64_t)1 << n, base, j;
-	int b;
+	superset_sums(f, n, 1);
+}
 
-	for (b = 0; b < n; b++) {
-		uint64_t bit = (uint64_t)1 << b;
-
-		for (base = 0; base < size; base += 2 * bit)
-			for (j = base; j < base + bit; j++)
-				f[j] -= f[j + bit];
-	}
+static __attribute__((noinline)) void moebius(uint64_t *f, int n)
+{
+	superset_sums(f, n, UINT64_MAX);
 }
 
 /* Distinct masks in a list, counting any nil hint once (it ANDs as all nodes). */

@@ -203,9 +203,18 @@ static bool scored(const struct score_config *cfg, const struct inventory_node *
 	return true;
 }
 
-static double fraction_of(const struct amounts *a)
+/* Resource r's requested fraction of allocatable after the pod, when the
+ * balanced score counts it (scored, with some allocatable). */
+static bool balanced_fraction(const struct score_config *cfg, const struct inventory_node *node,
+			      const struct verdict *v, int r, const struct pod_use *pu, double *f)
 {
-	return (double)a->after / (double)a->allocatable;
+	struct amounts a;
+	int64_t w;
+
+	if (!scored(cfg, node, v, r, pu, &w, &a) || a.allocatable == 0)
+		return false;
+	*f = (double)a.after / (double)a.allocatable;
+	return true;
 }
 
 /* kube-scheduler balancedResourceScorer: resources with no allocatable are
@@ -214,17 +223,13 @@ static double fraction_of(const struct amounts *a)
 static int64_t balanced_score(const struct score_config *cfg, const struct inventory_node *node,
 			      const struct verdict *v, const struct pod_use *pu)
 {
-	double sum = 0.0, first = 0.0, second = 0.0, mean, sq = 0.0, std;
+	double sum = 0.0, first = 0.0, second = 0.0, mean, sq = 0.0, std, f;
 	int r, count = 0;
-	int64_t w, s;
+	int64_t s;
 
 	for (r = 0; r < node->nresources; r++) {
-		struct amounts a;
-		double f;
-
-		if (!scored(cfg, node, v, r, pu, &w, &a) || a.allocatable == 0)
+		if (!balanced_fraction(cfg, node, v, r, pu, &f))
 			continue;
-		f = fraction_of(&a);
 		if (count == 0)
 			first = f;
 		else if (count == 1)
@@ -238,15 +243,9 @@ static int64_t balanced_score(const struct score_config *cfg, const struct inven
 		std = fabs((first - second) / 2.0);
 	} else {
 		mean = sum / (double)count;
-		for (r = 0; r < node->nresources; r++) {
-			struct amounts a;
-			double f;
-
-			if (!scored(cfg, node, v, r, pu, &w, &a) || a.allocatable == 0)
-				continue;
-			f = fraction_of(&a);
-			sq += (f - mean) * (f - mean);
-		}
+		for (r = 0; r < node->nresources; r++)
+			if (balanced_fraction(cfg, node, v, r, pu, &f))
+				sq += (f - mean) * (f - mean);
 		std = sqrt(sq / (double)count);
 	}
 	s = (int64_t)((1.0 - std) * 100.0);

@@ -24,50 +24,6 @@
 #define API_V1ALPHA1 "topology.node.k8s.io/v1alpha1"
 #define API_V1ALPHA2 "topology.node.k8s.io/v1alpha2"
 
-enum {
-	REQUIRED = 0x1,
-	NONEMPTY = 0x2,
-	ANY_SCALAR = 0x4, /* attribute values may be written as 8 or true */
-};
-
-/* Borrows obj.key's text; *out stays NULL when the field is absent and not
- * required. The caller has pushed key onto the path. */
-static enum err text_at(struct decode_ctx *c, const struct doc *obj, const char *key,
-			unsigned how, const char **out)
-{
-	const struct doc *d = doc_lookup(obj, key);
-	size_t len;
-	enum err rc;
-
-	*out = NULL;
-	if (d == NULL) {
-		if ((how & REQUIRED) != 0)
-			return decode_fail(c, ERR_INVALID, "missing");
-		return ERR_OK;
-	}
-	rc = doc_read_string(d, (how & ANY_SCALAR) != 0 ? DOC_STR_SCALAR : 0,
-			     out, &len, c->msg);
-	if (rc != ERR_OK)
-		return decode_fail_prefixed(c, rc);
-	if (len == 0 && (how & NONEMPTY) != 0)
-		return decode_fail(c, ERR_INVALID, "must not be empty");
-	return ERR_OK;
-}
-
-static enum err read_string(struct decode_ctx *c, const struct doc *obj,
-			    const char *key, unsigned how, char **out)
-{
-	size_t mark = doc_path_key(&c->path, key);
-	const char *text;
-	enum err rc;
-
-	rc = text_at(c, obj, key, how, &text);
-	if (rc == ERR_OK && text != NULL)
-		*out = xstrdup(text);
-	doc_path_pop(&c->path, mark);
-	return rc;
-}
-
 static bool is_byte_resource(const char *name)
 {
 	return strcmp(name, "memory") == 0 ||
@@ -129,16 +85,11 @@ static enum err check_name(struct decode_ctx *c, const char *key, const char *na
 			   const char *what)
 {
 	char why[160], quoted[DOC_QUOTE_CAP];
-	size_t mark;
-	enum err rc = ERR_OK;
 
 	if (rule(name, strlen(name), why, sizeof why))
 		return ERR_OK;
-	mark = doc_path_key(&c->path, key);
 	doc_quote(quoted, sizeof quoted, name, strlen(name));
-	rc = decode_fail(c, ERR_INVALID, "%s: not a valid %s: %s", quoted, what, why);
-	doc_path_pop(&c->path, mark);
-	return rc;
+	return decode_fail_at(c, key, ERR_INVALID, "%s: not a valid %s: %s", quoted, what, why);
 }
 
 static enum err decode_resource(struct decode_ctx *c, const struct doc *d,
@@ -148,9 +99,7 @@ static enum err decode_resource(struct decode_ctx *c, const struct doc *d,
 	enum err rc;
 
 	(void)arg;
-	rc = decode_expect(c, d, DOC_OBJECT);
-	if (rc == ERR_OK)
-		rc = read_string(c, d, "name", REQUIRED | NONEMPTY, &r->name);
+	rc = decode_named(c, d, &r->name);
 	if (rc == ERR_OK)
 		rc = check_name(c, "name", r->name, name_is_resource, "resource name");
 	if (rc == ERR_OK)
@@ -171,9 +120,7 @@ static enum err decode_cost(struct decode_ctx *c, const struct doc *d,
 	enum err rc;
 
 	(void)arg;
-	rc = decode_expect(c, d, DOC_OBJECT);
-	if (rc == ERR_OK)
-		rc = read_string(c, d, "name", REQUIRED | NONEMPTY, &cost->name);
+	rc = decode_named(c, d, &cost->name);
 	if (rc != ERR_OK)
 		return rc;
 	mark = doc_path_key(&c->path, "value");
@@ -228,11 +175,9 @@ static enum err decode_zone(struct decode_ctx *c, const struct doc *d,
 	enum err rc;
 
 	(void)arg;
-	rc = decode_expect(c, d, DOC_OBJECT);
+	rc = decode_named(c, d, &z->name);
 	if (rc == ERR_OK)
-		rc = read_string(c, d, "name", REQUIRED | NONEMPTY, &z->name);
-	if (rc == ERR_OK)
-		rc = read_string(c, d, "type", REQUIRED, &z->type);
+		rc = decode_string(c, d, "type", DECODE_REQUIRED, &z->type);
 	if (rc == ERR_OK)
 		rc = decode_resources(c, d, z);
 	if (rc != ERR_OK)
@@ -251,11 +196,9 @@ static enum err decode_attribute(struct decode_ctx *c, const struct doc *d,
 	enum err rc;
 
 	(void)arg;
-	rc = decode_expect(c, d, DOC_OBJECT);
+	rc = decode_named(c, d, &attr->name);
 	if (rc == ERR_OK)
-		rc = read_string(c, d, "name", REQUIRED | NONEMPTY, &attr->name);
-	if (rc == ERR_OK)
-		rc = read_string(c, d, "value", REQUIRED | ANY_SCALAR,
+		rc = decode_string(c, d, "value", DECODE_REQUIRED | DECODE_SCALAR,
 				 &attr->value);
 	return rc;
 }
@@ -285,12 +228,12 @@ static enum err decode_metadata(struct decode_ctx *c, const struct doc *obj,
 
 	rc = decode_field(c, obj, "metadata", DOC_OBJECT, DECODE_REQUIRED, &md);
 	if (rc == ERR_OK)
-		rc = read_string(c, md, "name", REQUIRED | NONEMPTY, &out->name);
+		rc = decode_string(c, md, "name", DECODE_REQUIRED | DECODE_NONEMPTY, &out->name);
 	if (rc == ERR_OK)
 		rc = check_name(c, "name", out->name, name_is_dns_subdomain,
 				"node name");
 	if (rc == ERR_OK)
-		rc = read_string(c, md, "resourceVersion", 0,
+		rc = decode_string(c, md, "resourceVersion", 0,
 				 &out->resource_version);
 	doc_path_pop(&c->path, mark);
 	return rc;
@@ -319,22 +262,25 @@ static void legacy_fingerprint(const struct doc *obj, struct nrt_object *out)
 	out->nattributes++;
 }
 
-static bool api_version_known(const char *v)
-{
-	return strcmp(v, API_V1ALPHA1) == 0 || strcmp(v, API_V1ALPHA2) == 0;
-}
-
-static enum err check_api_version(struct decode_ctx *c, const char *v)
+/* obj.apiVersion, one of the versions this decoder reads; fallback (a
+ * list's version) stands in when it is absent, and without one it is
+ * required. */
+static enum err read_api_version(struct decode_ctx *c, const struct doc *obj,
+				 const char *fallback, const char **out)
 {
 	char quoted[DOC_QUOTE_CAP];
+	enum err rc;
 
-	if (v == NULL)
-		return decode_fail(c, ERR_INVALID, "missing");
-	if (api_version_known(v))
+	rc = decode_text(c, obj, "apiVersion", fallback != NULL ? 0 : DECODE_REQUIRED, out);
+	if (rc != ERR_OK)
+		return rc;
+	if (*out == NULL)
+		*out = fallback;
+	if (strcmp(*out, API_V1ALPHA1) == 0 || strcmp(*out, API_V1ALPHA2) == 0)
 		return ERR_OK;
-	doc_quote(quoted, sizeof quoted, v, strlen(v));
-	return decode_fail(c, ERR_INVALID, "%s: expected %s or %s", quoted,
-			   API_V1ALPHA1, API_V1ALPHA2);
+	doc_quote(quoted, sizeof quoted, *out, strlen(*out));
+	return decode_fail_at(c, "apiVersion", ERR_INVALID, "%s: expected %s or %s", quoted,
+			      API_V1ALPHA1, API_V1ALPHA2);
 }
 
 /* The arrays of an object: topologyPolicies, attributes (then the legacy
@@ -368,39 +314,18 @@ static enum err decode_arrays(struct decode_ctx *c, const struct doc *obj,
 static enum err decode_object(struct decode_ctx *c, const struct doc *d, bool in_list,
 			      const char *default_api, struct nrt_object *out)
 {
-	char quoted[DOC_QUOTE_CAP];
-	const char *text;
-	size_t mark;
+	const char *version;
 	enum err rc;
 
 	rc = decode_expect(c, d, DOC_OBJECT);
-	if (rc != ERR_OK)
-		return rc;
-
-	mark = doc_path_key(&c->path, "kind");
-	rc = text_at(c, d, "kind", in_list ? 0 : REQUIRED, &text);
-	if (rc == ERR_OK && text != NULL && strcmp(text, KIND_OBJECT) != 0) {
-		doc_quote(quoted, sizeof quoted, text, strlen(text));
-		rc = decode_fail(c, ERR_INVALID, "%s: expected %s", quoted, KIND_OBJECT);
-	}
-	doc_path_pop(&c->path, mark);
-	if (rc != ERR_OK)
-		return rc;
-
-	mark = doc_path_key(&c->path, "apiVersion");
-	rc = text_at(c, d, "apiVersion", default_api != NULL ? 0 : REQUIRED,
-		     &text);
-	if (rc == ERR_OK) {
-		if (text == NULL)
-			text = default_api;
-		rc = check_api_version(c, text);
-		if (rc == ERR_OK)
-			out->api_version = xstrdup(text);
-	}
-	doc_path_pop(&c->path, mark);
-
 	if (rc == ERR_OK)
-		rc = decode_metadata(c, d, out);
+		rc = decode_kind(c, d, KIND_OBJECT, !in_list);
+	if (rc == ERR_OK)
+		rc = read_api_version(c, d, default_api, &version);
+	if (rc != ERR_OK)
+		return rc;
+	out->api_version = xstrdup(version);
+	rc = decode_metadata(c, d, out);
 	if (rc == ERR_OK)
 		rc = decode_arrays(c, d, out);
 	return rc;
@@ -514,11 +439,7 @@ static enum err decode_list(struct objlist *l, struct decode_ctx *c,
 	/* kubectl's "kind: List" is apiVersion v1 and its items say what they
 	 * are; a NodeResourceTopologyList's version applies to its items. */
 	if (strcmp(kind, KIND_LIST) == 0) {
-		mark = doc_path_key(&c->path, "apiVersion");
-		rc = text_at(c, d, "apiVersion", REQUIRED, &default_api);
-		if (rc == ERR_OK)
-			rc = check_api_version(c, default_api);
-		doc_path_pop(&c->path, mark);
+		rc = read_api_version(c, d, NULL, &default_api);
 		if (rc != ERR_OK)
 			return rc;
 	}
@@ -619,27 +540,28 @@ out:
 	return rc;
 }
 
-static enum err load_file(const char *path, struct objlist *l,
+/* Appends the objects of one file's text to the list arg. */
+static enum err file_text(const char *buf, size_t len, const char *origin, void *arg,
 			  struct errmsg *msg)
 {
 	struct nrt_object *objs = NULL;
 	size_t nobjs = 0, i;
-	char *buf = NULL;
-	size_t len = 0;
 	enum err rc;
 
-	rc = file_read_all(path, FILE_READ_DOC_MAX_BYTES, &buf, &len, msg);
-	if (rc != ERR_OK)
-		return rc;
-	rc = nrt_decode_buffer(buf, len, path, &objs, &nobjs, msg);
-	free(buf);
+	rc = nrt_decode_buffer(buf, len, origin, &objs, &nobjs, msg);
 	if (rc != ERR_OK)
 		return rc;
 	for (i = 0; i < nobjs; i++)
-		*objlist_add(l) = objs[i];
-	/* The elements moved into l; only the array itself is left. */
+		*objlist_add(arg) = objs[i];
+	/* The elements moved into the list; only the array itself is left. */
 	free(objs);
 	return ERR_OK;
+}
+
+static enum err load_file(const char *path, struct objlist *l,
+			  struct errmsg *msg)
+{
+	return file_read_with(path, FILE_READ_DOC_MAX_BYTES, file_text, l, msg);
 }
 
 static bool has_suffix(const char *name, const char *suffix)

@@ -15,43 +15,6 @@
 #include "topology/names.h"
 #include "topology/quantity.h"
 
-/* Borrows obj.key's text, or NULL when absent. The caller has pushed key
- * onto the path. */
-static enum err text_at(struct decode_ctx *c, const struct doc *obj, const char *key,
-			const char **out)
-{
-	const struct doc *d = doc_lookup(obj, key);
-	enum err rc;
-
-	*out = NULL;
-	if (d == NULL)
-		return ERR_OK;
-	rc = doc_read_string(d, 0, out, NULL, c->msg);
-	if (rc != ERR_OK)
-		return decode_fail_prefixed(c, rc);
-	return ERR_OK;
-}
-
-/* Copies an optional string field (NULL when absent); with required, an
- * absent or empty field is an error. */
-static enum err read_string(struct decode_ctx *c, const struct doc *obj,
-			    const char *key, bool required, char **out)
-{
-	size_t mark = doc_path_key(&c->path, key);
-	const char *text;
-	enum err rc;
-
-	rc = text_at(c, obj, key, &text);
-	if (rc == ERR_OK && required && text == NULL)
-		rc = decode_fail(c, ERR_INVALID, "missing");
-	else if (rc == ERR_OK && required && text[0] == '\0')
-		rc = decode_fail(c, ERR_INVALID, "must not be empty");
-	if (rc == ERR_OK && text != NULL)
-		*out = xstrdup(text);
-	doc_path_pop(&c->path, mark);
-	return rc;
-}
-
 /* A request or limit: not negative, and small enough that the kubelet's
  * integer views of it exist (Value(), and MilliValue() for cpu, in int64):
  * an absurdly large one is refused here with the field named rather than
@@ -139,15 +102,13 @@ static enum err decode_container(struct decode_ctx *c, const struct doc *d,
 	size_t mark;
 	enum err rc;
 
-	rc = decode_expect(c, d, DOC_OBJECT);
-	if (rc == ERR_OK)
-		rc = read_string(c, d, "name", true, &out->name);
+	rc = decode_named(c, d, &out->name);
 	if (rc != ERR_OK)
 		return rc;
 
-	mark = doc_path_key(&c->path, "restartPolicy");
-	rc = text_at(c, d, "restartPolicy", &policy);
+	rc = decode_text(c, d, "restartPolicy", 0, &policy);
 	out->kind = init ? CONTAINER_INIT : CONTAINER_APP;
+	mark = doc_path_key(&c->path, "restartPolicy");
 	if (rc == ERR_OK && policy != NULL) {
 		char quoted[DOC_QUOTE_CAP];
 
@@ -228,43 +189,20 @@ static enum err check_names(struct decode_ctx *c, const struct pod_spec *pod,
 static enum err decode_status(struct decode_ctx *c, const struct doc *pod,
 			      struct pod_spec *out)
 {
-	static const struct {
-		const char *name;
-		enum qos_class qos;
-	} classes[] = {
-		{ "Guaranteed", QOS_GUARANTEED },
-		{ "Burstable", QOS_BURSTABLE },
-		{ "BestEffort", QOS_BEST_EFFORT },
-	};
+	static const char *const names[] = { "Guaranteed", "Burstable", "BestEffort" };
+	static const enum qos_class classes[] = { QOS_GUARANTEED, QOS_BURSTABLE, QOS_BEST_EFFORT };
 	size_t mark = doc_path_key(&c->path, "status");
 	const struct doc *status;
-	const char *text = NULL;
-	size_t i, m;
+	size_t i = SIZE_MAX;
 	enum err rc;
 
 	rc = decode_field(c, pod, "status", DOC_OBJECT, 0, &status);
-	if (rc != ERR_OK || status == NULL)
-		goto out;
-	m = doc_path_key(&c->path, "qosClass");
-	rc = text_at(c, status, "qosClass", &text);
-	if (rc == ERR_OK && text != NULL) {
-		for (i = 0; i < sizeof classes / sizeof classes[0]; i++) {
-			if (strcmp(text, classes[i].name) == 0) {
-				out->has_status_qos = true;
-				out->status_qos = classes[i].qos;
-			}
-		}
-		if (!out->has_status_qos) {
-			char quoted[DOC_QUOTE_CAP];
-
-			doc_quote(quoted, sizeof quoted, text, strlen(text));
-			rc = decode_fail(c, ERR_INVALID,
-					 "%s: expected Guaranteed, Burstable or BestEffort",
-					 quoted);
-		}
+	if (rc == ERR_OK && status != NULL)
+		rc = decode_choice(c, status, "qosClass", 0, names, sizeof names / sizeof names[0], &i);
+	if (rc == ERR_OK && i != SIZE_MAX) {
+		out->has_status_qos = true;
+		out->status_qos = classes[i];
 	}
-	doc_path_pop(&c->path, m);
-out:
 	doc_path_pop(&c->path, mark);
 	return rc;
 }
@@ -273,7 +211,6 @@ static enum err decode_pod(struct decode_ctx *c, const struct doc *d,
 			   struct pod_spec *out)
 {
 	const struct doc *md, *spec;
-	const char *kind;
 	size_t mark, ninit;
 	enum err rc;
 
@@ -281,26 +218,18 @@ static enum err decode_pod(struct decode_ctx *c, const struct doc *d,
 	if (rc != ERR_OK)
 		return rc;
 
-	mark = doc_path_key(&c->path, "kind");
-	rc = text_at(c, d, "kind", &kind);
-	if (rc == ERR_OK && kind != NULL && strcmp(kind, "Pod") != 0) {
-		char quoted[DOC_QUOTE_CAP];
-
-		doc_quote(quoted, sizeof quoted, kind, strlen(kind));
-		rc = decode_fail(c, ERR_INVALID, "%s: expected Pod", quoted);
-	}
-	doc_path_pop(&c->path, mark);
+	rc = decode_kind(c, d, "Pod", false);
 	if (rc != ERR_OK)
 		return rc;
 
 	mark = doc_path_key(&c->path, "metadata");
 	rc = decode_field(c, d, "metadata", DOC_OBJECT, DECODE_REQUIRED, &md);
 	if (rc == ERR_OK)
-		rc = read_string(c, md, "name", true, &out->name);
+		rc = decode_string(c, md, "name", DECODE_REQUIRED | DECODE_NONEMPTY, &out->name);
 	if (rc == ERR_OK)
-		rc = read_string(c, md, "namespace", false, &out->namespace_);
+		rc = decode_string(c, md, "namespace", 0, &out->namespace_);
 	if (rc == ERR_OK)
-		rc = read_string(c, md, "uid", false, &out->uid);
+		rc = decode_string(c, md, "uid", 0, &out->uid);
 	doc_path_pop(&c->path, mark);
 	if (rc != ERR_OK)
 		return rc;
@@ -371,20 +300,17 @@ enum err pod_decode_buffer(const char *buf, size_t len, const char *origin,
 	return rc;
 }
 
+static enum err pod_text(const char *buf, size_t len, const char *origin, void *out,
+			 struct errmsg *msg)
+{
+	return pod_decode_buffer(buf, len, origin, out, msg);
+}
+
 enum err pod_load_file(const char *path, struct pod_spec *out,
 		       struct errmsg *msg)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	enum err rc;
-
 	memset(out, 0, sizeof *out);
-	rc = file_read_all(path, FILE_READ_DOC_MAX_BYTES, &buf, &len, msg);
-	if (rc != ERR_OK)
-		return rc;
-	rc = pod_decode_buffer(buf, len, path, out, msg);
-	free(buf);
-	return rc;
+	return file_read_with(path, FILE_READ_DOC_MAX_BYTES, pod_text, out, msg);
 }
 
 /* Only what pod_decode_doc reads, in the same places: a pod from

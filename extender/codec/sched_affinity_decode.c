@@ -38,27 +38,20 @@ static enum err decode_requirement(struct decode_ctx *c, const struct doc *d,
 {
 	struct sched_requirement *r = elem;
 	bool field = *(const bool *)arg;
-	size_t op = SIZE_MAX, mark;
+	size_t op = SIZE_MAX;
 	enum err rc;
 
 	rc = decode_expect(c, d, DOC_OBJECT);
 	if (rc == ERR_OK)
-		rc = sf_string(c, d, "key", SF_REQUIRED | SF_NONEMPTY, &r->key);
+		rc = decode_string(c, d, "key", DECODE_REQUIRED | DECODE_NONEMPTY, &r->key);
 	if (rc == ERR_OK)
-		rc = sf_choice(c, d, "operator", operators, field ? 2 : 6, &op);
-	mark = doc_path_key(&c->path, "operator");
-	if (rc == ERR_OK && op == SIZE_MAX)
-		rc = decode_fail(c, ERR_INVALID, "missing");
-	doc_path_pop(&c->path, mark);
+		rc = decode_choice(c, d, "operator", DECODE_REQUIRED, operators, field ? 2 : 6, &op);
 	if (rc != ERR_OK)
 		return rc;
 	r->op = operator_values[op];
 	rc = sf_strings(c, d, "values", &r->values, &r->nvalues);
-	if (rc == ERR_OK && field && strcmp(r->key, "metadata.name") != 0) {
-		mark = doc_path_key(&c->path, "key");
-		rc = decode_fail(c, ERR_INVALID, "only metadata.name is supported");
-		doc_path_pop(&c->path, mark);
-	}
+	if (rc == ERR_OK && field && strcmp(r->key, "metadata.name") != 0)
+		rc = decode_fail_at(c, "key", ERR_INVALID, "only metadata.name is supported");
 	if (rc == ERR_OK)
 		rc = check_values(c, r, field);
 	return rc;
@@ -102,9 +95,7 @@ static enum err decode_preferred(struct decode_ctx *c, const struct doc *d,
 	if (rc == ERR_OK)
 		rc = sf_int(c, d, "weight", 1, 100, &w, &present);
 	if (rc == ERR_OK && !present) {
-		mark = doc_path_key(&c->path, "weight");
-		rc = decode_fail(c, ERR_INVALID, "missing");
-		doc_path_pop(&c->path, mark);
+		rc = decode_fail_at(c, "weight", ERR_INVALID, "missing");
 	}
 	if (rc != ERR_OK)
 		return rc;

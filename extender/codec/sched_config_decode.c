@@ -9,44 +9,33 @@
 #include "extender/codec/sched_fields.h"
 #include "extender/codec/sched_objects.h"
 #include "extender/codec/sched_profile_decode.h"
+#include "extender/file_read.h"
 #include "scheduler/resources.h"
 #include "topology/names.h"
 
 #define KIND "KubeSchedulerConfiguration"
 #define API_VERSION "kubescheduler.config.k8s.io/v1"
 
-static enum err fail_at(struct decode_ctx *c, const char *key, const char *problem)
-{
-	size_t mark = doc_path_key(&c->path, key);
-	enum err rc = decode_fail(c, ERR_INVALID, "%s", problem);
-
-	doc_path_pop(&c->path, mark);
-	return rc;
-}
-
 static enum err decode_managed(struct decode_ctx *c, const struct doc *d, void *elem,
 			       void *arg)
 {
 	struct sched_managed_resource *m = elem;
-	char why[160], quoted[DOC_QUOTE_CAP], problem[DOC_QUOTE_CAP + 200];
+	char why[160], quoted[DOC_QUOTE_CAP];
 	enum err rc;
 
 	(void)arg;
-	rc = decode_expect(c, d, DOC_OBJECT);
-	if (rc == ERR_OK)
-		rc = sf_string(c, d, "name", SF_REQUIRED | SF_NONEMPTY, &m->name);
+	rc = decode_named(c, d, &m->name);
 	if (rc == ERR_OK)
 		rc = sf_bool(c, d, "ignoredByScheduler", &m->ignored_by_scheduler);
 	if (rc != ERR_OK)
 		return rc;
 	doc_quote(quoted, sizeof quoted, m->name, strlen(m->name));
 	if (!name_is_resource(m->name, strlen(m->name), why, sizeof why))
-		snprintf(problem, sizeof problem, "%s: %s", quoted, why);
-	else if (!sched_name_is_extended(m->name))
-		snprintf(problem, sizeof problem, "%s: is an invalid extended resource name", quoted);
-	else
-		return ERR_OK;
-	return fail_at(c, "name", problem);
+		return decode_fail_at(c, "name", ERR_INVALID, "%s: %s", quoted, why);
+	if (!sched_name_is_extended(m->name))
+		return decode_fail_at(c, "name", ERR_INVALID,
+				      "%s: is an invalid extended resource name", quoted);
+	return ERR_OK;
 }
 
 static enum err decode_extender(struct decode_ctx *c, const struct doc *d, void *elem,
@@ -59,15 +48,15 @@ static enum err decode_extender(struct decode_ctx *c, const struct doc *d, void 
 	(void)arg;
 	rc = decode_expect(c, d, DOC_OBJECT);
 	if (rc == ERR_OK)
-		rc = sf_string(c, d, "urlPrefix", SF_REQUIRED | SF_NONEMPTY, &e->url_prefix);
+		rc = decode_string(c, d, "urlPrefix", DECODE_REQUIRED | DECODE_NONEMPTY, &e->url_prefix);
 	if (rc == ERR_OK)
-		rc = sf_string(c, d, "filterVerb", 0, &e->filter_verb);
+		rc = decode_string(c, d, "filterVerb", 0, &e->filter_verb);
 	if (rc == ERR_OK)
-		rc = sf_string(c, d, "prioritizeVerb", 0, &e->prioritize_verb);
+		rc = decode_string(c, d, "prioritizeVerb", 0, &e->prioritize_verb);
 	if (rc == ERR_OK)
-		rc = sf_string(c, d, "preemptVerb", 0, &e->preempt_verb);
+		rc = decode_string(c, d, "preemptVerb", 0, &e->preempt_verb);
 	if (rc == ERR_OK)
-		rc = sf_string(c, d, "bindVerb", 0, &e->bind_verb);
+		rc = decode_string(c, d, "bindVerb", 0, &e->bind_verb);
 	if (rc == ERR_OK)
 		rc = sf_int(c, d, "weight", INT64_MIN, INT64_MAX, &e->weight, NULL);
 	if (rc == ERR_OK)
@@ -80,7 +69,7 @@ static enum err decode_extender(struct decode_ctx *c, const struct doc *d, void 
 		e->managed = managed;
 	}
 	if (rc == ERR_OK && sched_extender_prioritizes(e) && e->weight <= 0)
-		rc = fail_at(c, "weight", "must have a positive weight applied to it");
+		rc = decode_fail_at(c, "weight", ERR_INVALID, "must have a positive weight applied to it");
 	return rc;
 }
 
@@ -140,12 +129,12 @@ static enum err decode_profiles(struct decode_ctx *c, const struct doc *d,
 				if (arr->nchildren == 1)
 					cfg->profiles[i].scheduler_name = xstrdup("default-scheduler");
 				else
-					rc = fail_at(c, "schedulerName", "missing");
+					rc = decode_fail_at(c, "schedulerName", ERR_INVALID, "missing");
 			}
 			for (j = 0; rc == ERR_OK && j < i; j++)
 				if (strcmp(cfg->profiles[j].scheduler_name,
 					   cfg->profiles[i].scheduler_name) == 0)
-					rc = fail_at(c, "schedulerName", "duplicate profile name");
+					rc = decode_fail_at(c, "schedulerName", ERR_INVALID, "duplicate profile name");
 			doc_path_pop(&c->path, m);
 		}
 	}
@@ -168,15 +157,14 @@ static enum err decode_configuration(struct decode_ctx *c, const struct doc *d,
 
 	rc = decode_expect(c, d, DOC_OBJECT);
 	if (rc == ERR_OK)
-		rc = sf_kind(c, d, KIND, true);
+		rc = decode_kind(c, d, KIND, true);
 	if (rc == ERR_OK)
-		rc = sf_text(c, d, "apiVersion", SF_REQUIRED, &api);
+		rc = decode_text(c, d, "apiVersion", DECODE_REQUIRED, &api);
 	if (rc == ERR_OK && strcmp(api, API_VERSION) != 0) {
-		char quoted[DOC_QUOTE_CAP], problem[DOC_QUOTE_CAP + 100];
+		char quoted[DOC_QUOTE_CAP];
 
 		doc_quote(quoted, sizeof quoted, api, strlen(api));
-		snprintf(problem, sizeof problem, "%s: expected " API_VERSION, quoted);
-		rc = fail_at(c, "apiVersion", problem);
+		rc = decode_fail_at(c, "apiVersion", ERR_INVALID, "%s: expected " API_VERSION, quoted);
 	}
 	if (rc == ERR_OK)
 		rc = sf_int(c, d, "percentageOfNodesToScore", 0, 100, &pct, &cfg->has_percentage);
@@ -292,5 +280,5 @@ enum err sched_config_load(const char *path, struct sched_config *out,
 			   struct errmsg *msg)
 {
 	memset(out, 0, sizeof *out);
-	return sched_load_file(path, config_text, out, msg);
+	return file_read_with(path, FILE_READ_DOC_MAX_BYTES, config_text, out, msg);
 }

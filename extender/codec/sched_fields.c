@@ -8,90 +8,6 @@
 #include "topology/names.h"
 #include "topology/quantity.h"
 
-/* Looks obj.key up; the caller has pushed key. */
-static enum err lookup(struct decode_ctx *c, const struct doc *obj, const char *key,
-		       unsigned how, const struct doc **out)
-{
-	*out = doc_lookup(obj, key);
-	if (*out == NULL && (how & SF_REQUIRED) != 0)
-		return decode_fail(c, ERR_INVALID, "missing");
-	return ERR_OK;
-}
-
-static enum err text_here(struct decode_ctx *c, const struct doc *d, unsigned how,
-			  const char **out)
-{
-	size_t len = 0;
-	enum err rc;
-
-	rc = doc_read_string(d, (how & SF_SCALAR) != 0 ? DOC_STR_SCALAR : 0, out, &len, c->msg);
-	if (rc != ERR_OK)
-		return decode_fail_prefixed(c, rc);
-	if (len == 0 && (how & SF_NONEMPTY) != 0)
-		return decode_fail(c, ERR_INVALID, "must not be empty");
-	return ERR_OK;
-}
-
-enum err sf_text(struct decode_ctx *c, const struct doc *obj, const char *key,
-		 unsigned how, const char **out)
-{
-	size_t mark = doc_path_key(&c->path, key);
-	const struct doc *d;
-	enum err rc;
-
-	*out = NULL;
-	rc = lookup(c, obj, key, how, &d);
-	if (rc == ERR_OK && d != NULL)
-		rc = text_here(c, d, how, out);
-	doc_path_pop(&c->path, mark);
-	return rc;
-}
-
-enum err sf_string(struct decode_ctx *c, const struct doc *obj, const char *key,
-		   unsigned how, char **out)
-{
-	const char *text;
-	enum err rc = sf_text(c, obj, key, how, &text);
-
-	if (rc == ERR_OK && text != NULL) {
-		free(*out);
-		*out = xstrdup(text);
-	}
-	return rc;
-}
-
-enum err sf_choice(struct decode_ctx *c, const struct doc *obj, const char *key,
-		   const char *const *choices, size_t n, size_t *index)
-{
-	char quoted[DOC_QUOTE_CAP], list[256] = "";
-	const char *text;
-	size_t i, mark;
-	enum err rc = sf_text(c, obj, key, 0, &text);
-
-	if (rc != ERR_OK || text == NULL)
-		return rc;
-	for (i = 0; i < n; i++) {
-		if (strcmp(text, choices[i]) == 0) {
-			*index = i;
-			return ERR_OK;
-		}
-	}
-	for (i = 0; i < n; i++) {
-		const char *sep = i == 0 ? "" : i + 1 == n ? " or " : ", ";
-		const char *shown = choices[i][0] == '\0' ? "\"\"" : choices[i];
-
-		if (strlen(list) + strlen(sep) + strlen(shown) + 1 < sizeof list) {
-			strcat(list, sep);
-			strcat(list, shown);
-		}
-	}
-	mark = doc_path_key(&c->path, key);
-	doc_quote(quoted, sizeof quoted, text, strlen(text));
-	rc = decode_fail(c, ERR_INVALID, "%s: expected %s", quoted, list);
-	doc_path_pop(&c->path, mark);
-	return rc;
-}
-
 enum err sf_bool(struct decode_ctx *c, const struct doc *obj, const char *key,
 		 bool *out)
 {
@@ -154,7 +70,7 @@ enum err sf_strings(struct decode_ctx *c, const struct doc *obj, const char *key
 			size_t m = doc_path_index(&c->path, i);
 			const char *text;
 
-			rc = text_here(c, arr->children[i].value, 0, &text);
+			rc = decode_text_of(c, arr->children[i].value, 0, &text);
 			if (rc == ERR_OK)
 				(*out)[(*n)++] = xstrdup(text);
 			doc_path_pop(&c->path, m);
@@ -204,7 +120,7 @@ static enum err label_member(struct decode_ctx *c, const char *key, const struct
 
 	/* "key:" with nothing after it is an empty label value. */
 	if (!doc_is_null(value))
-		rc = text_here(c, value, SF_SCALAR, &text);
+		rc = decode_text_of(c, value, DECODE_SCALAR, &text);
 	if (rc == ERR_OK) {
 		l->key = xstrdup(key);
 		l->value = xstrdup(text);
@@ -266,22 +182,5 @@ enum err sf_quantities(struct decode_ctx *c, const struct doc *obj,
 	enum err rc = each_member(c, obj, key, sizeof **out, &v, n, quantity_member);
 
 	*out = v;
-	return rc;
-}
-
-enum err sf_kind(struct decode_ctx *c, const struct doc *obj, const char *want,
-		 bool required)
-{
-	char quoted[DOC_QUOTE_CAP];
-	const char *kind;
-	size_t mark;
-	enum err rc = sf_text(c, obj, "kind", required ? SF_REQUIRED : 0, &kind);
-
-	if (rc != ERR_OK || kind == NULL || strcmp(kind, want) == 0)
-		return rc;
-	mark = doc_path_key(&c->path, "kind");
-	doc_quote(quoted, sizeof quoted, kind, strlen(kind));
-	rc = decode_fail(c, ERR_INVALID, "%s: expected %s", quoted, want);
-	doc_path_pop(&c->path, mark);
 	return rc;
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Field readers the scheduler-model decoders share (sched_node_decode.c,
- * sched_pod_decode.c, sched_config_decode.c): each reads obj.key, pushes key
- * onto the path for its messages, and fails with "origin: path: problem".
- * An absent or null field is "missing" with SF_REQUIRED and leaves the
- * output alone otherwise. */
+ * sched_pod_decode.c, sched_config_decode.c) beyond decode_walk.h's string
+ * fields: each reads obj.key, pushes key onto the path for its messages,
+ * and fails with "origin: path: problem". An absent or null field leaves
+ * the output alone. */
 #ifndef EXTENDER_SCHED_FIELDS_H
 #define EXTENDER_SCHED_FIELDS_H
 
@@ -14,22 +14,6 @@
 #include "extender/codec/decode_walk.h"
 #include "scheduler/pod_view.h"
 
-enum {
-	SF_REQUIRED = 0x1,
-	SF_NONEMPTY = 0x2, /* "" is "must not be empty" */
-	SF_SCALAR = 0x4,   /* a number or boolean reads as its text */
-};
-
-/* Borrows the text of a string field (NULL when absent). */
-enum err sf_text(struct decode_ctx *c, const struct doc *obj, const char *key,
-		 unsigned how, const char **out);
-/* A copy of a string field (*out NULL when absent). */
-enum err sf_string(struct decode_ctx *c, const struct doc *obj, const char *key,
-		   unsigned how, char **out);
-/* The string field, which must be one of choices[0..n) when present; *index
- * gets its position (unchanged when absent). */
-enum err sf_choice(struct decode_ctx *c, const struct doc *obj, const char *key,
-		   const char *const *choices, size_t n, size_t *index);
 /* true/false (YAML's True/TRUE spellings too). */
 enum err sf_bool(struct decode_ctx *c, const struct doc *obj, const char *key,
 		 bool *out);
@@ -47,9 +31,5 @@ enum err sf_string_map(struct decode_ctx *c, const struct doc *obj,
  * MilliValue() fit in int64. */
 enum err sf_quantities(struct decode_ctx *c, const struct doc *obj,
 		       const char *key, struct pod_quantity **out, size_t *n);
-
-/* kind, when present (or always, with required), must be want. */
-enum err sf_kind(struct decode_ctx *c, const struct doc *obj, const char *want,
-		 bool required);
 
 #endif

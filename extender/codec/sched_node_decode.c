@@ -24,19 +24,13 @@ static enum err decode_taint(struct decode_ctx *c, const struct doc *d, void *el
 	(void)arg;
 	rc = decode_expect(c, d, DOC_OBJECT);
 	if (rc == ERR_OK)
-		rc = sf_string(c, d, "key", SF_REQUIRED | SF_NONEMPTY, &t->key);
+		rc = decode_string(c, d, "key", DECODE_REQUIRED | DECODE_NONEMPTY, &t->key);
 	if (rc == ERR_OK)
-		rc = sf_string(c, d, "value", SF_SCALAR, &t->value);
+		rc = decode_string(c, d, "value", DECODE_SCALAR, &t->value);
 	if (rc == ERR_OK && t->value == NULL)
 		t->value = xstrdup("");
 	if (rc == ERR_OK)
-		rc = sf_choice(c, d, "effect", effects, 3, &effect);
-	if (rc == ERR_OK && effect == SIZE_MAX) {
-		size_t mark = doc_path_key(&c->path, "effect");
-
-		rc = decode_fail(c, ERR_INVALID, "missing");
-		doc_path_pop(&c->path, mark);
-	}
+		rc = decode_choice(c, d, "effect", DECODE_REQUIRED, effects, 3, &effect);
 	if (rc == ERR_OK)
 		t->effect = effect_values[effect];
 	return rc;
@@ -52,14 +46,12 @@ static enum err decode_metadata(struct decode_ctx *c, const struct doc *d,
 
 	rc = decode_field(c, d, "metadata", DOC_OBJECT, DECODE_REQUIRED, &md);
 	if (rc == ERR_OK)
-		rc = sf_string(c, md, "name", SF_REQUIRED | SF_NONEMPTY, &node->name);
+		rc = decode_string(c, md, "name", DECODE_REQUIRED | DECODE_NONEMPTY, &node->name);
 	if (rc == ERR_OK && !name_is_dns_subdomain(node->name, strlen(node->name), why, sizeof why)) {
 		char quoted[DOC_QUOTE_CAP];
-		size_t m = doc_path_key(&c->path, "name");
 
 		doc_quote(quoted, sizeof quoted, node->name, strlen(node->name));
-		rc = decode_fail(c, ERR_INVALID, "%s: not a node name: %s", quoted, why);
-		doc_path_pop(&c->path, m);
+		rc = decode_fail_at(c, "name", ERR_INVALID, "%s: not a node name: %s", quoted, why);
 	}
 	if (rc == ERR_OK)
 		rc = sf_string_map(c, md, "labels", &node->labels, &node->nlabels);
@@ -116,7 +108,7 @@ static enum err decode_node(struct decode_ctx *c, const struct doc *d, bool in_l
 
 	rc = decode_expect(c, d, DOC_OBJECT);
 	if (rc == ERR_OK)
-		rc = sf_kind(c, d, "Node", !in_list);
+		rc = decode_kind(c, d, "Node", !in_list);
 	if (rc == ERR_OK)
 		rc = decode_metadata(c, d, node);
 	if (rc == ERR_OK)

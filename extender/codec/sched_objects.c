@@ -175,20 +175,6 @@ enum err sched_objects_decode(const char *buf, size_t len, const char *origin,
 	return rc;
 }
 
-enum err sched_load_file(const char *path, sched_text_fn *fn, void *arg,
-			 struct errmsg *msg)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	enum err rc;
-
-	rc = file_read_all(path, FILE_READ_DOC_MAX_BYTES, &buf, &len, msg);
-	if (rc == ERR_OK)
-		rc = fn(buf, len, path, arg, msg);
-	free(buf);
-	return rc;
-}
-
 struct objects_call {
 	const struct sched_objects_spec *spec;
 	void **items;
@@ -210,5 +196,5 @@ enum err sched_objects_load(const char *path, const struct sched_objects_spec *s
 
 	*items = NULL;
 	*n = 0;
-	return sched_load_file(path, objects_text, &call, msg);
+	return file_read_with(path, FILE_READ_DOC_MAX_BYTES, objects_text, &call, msg);
 }

@@ -41,14 +41,6 @@ enum err sched_objects_decode(const char *buf, size_t len, const char *origin,
 			      const struct sched_objects_spec *spec, void **items,
 			      size_t *n, struct errmsg *msg);
 
-/* Reads a regular file (up to FILE_READ_DOC_MAX_BYTES) and hands its text
- * to fn with the path as origin; adds ERR_IO and ERR_TOO_LARGE to fn's
- * errors. */
-typedef enum err sched_text_fn(const char *buf, size_t len, const char *origin,
-			       void *arg, struct errmsg *msg);
-enum err sched_load_file(const char *path, sched_text_fn *fn, void *arg,
-			 struct errmsg *msg);
-
 /* The same for a regular file (up to FILE_READ_DOC_MAX_BYTES), the path as
  * origin; adds ERR_IO and ERR_TOO_LARGE. */
 enum err sched_objects_load(const char *path, const struct sched_objects_spec *spec,

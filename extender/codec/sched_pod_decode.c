@@ -26,19 +26,19 @@ static enum err decode_toleration(struct decode_ctx *c, const struct doc *d,
 				  void *elem, void *arg)
 {
 	struct sched_toleration *t = elem;
-	size_t op = 0, effect = 0, mark;
+	size_t op = 0, effect = 0;
 	enum err rc;
 
 	(void)arg;
 	rc = decode_expect(c, d, DOC_OBJECT);
 	if (rc == ERR_OK)
-		rc = sf_string(c, d, "key", 0, &t->key);
+		rc = decode_string(c, d, "key", 0, &t->key);
 	if (rc == ERR_OK)
-		rc = sf_choice(c, d, "operator", tol_ops, 5, &op);
+		rc = decode_choice(c, d, "operator", 0, tol_ops, 5, &op);
 	if (rc == ERR_OK)
-		rc = sf_string(c, d, "value", SF_SCALAR, &t->value);
+		rc = decode_string(c, d, "value", DECODE_SCALAR, &t->value);
 	if (rc == ERR_OK)
-		rc = sf_choice(c, d, "effect", tol_effects, 4, &effect);
+		rc = decode_choice(c, d, "effect", 0, tol_effects, 4, &effect);
 	if (rc != ERR_OK)
 		return rc;
 	if (t->key == NULL)
@@ -48,13 +48,9 @@ static enum err decode_toleration(struct decode_ctx *c, const struct doc *d,
 	t->op = tol_op_values[op];
 	t->effect = tol_effect_values[effect];
 	if (t->key[0] == '\0' && t->op != SCHED_TOL_EXISTS) {
-		mark = doc_path_key(&c->path, "operator");
-		rc = decode_fail(c, ERR_INVALID, "must be Exists when key is empty");
-		doc_path_pop(&c->path, mark);
+		rc = decode_fail_at(c, "operator", ERR_INVALID, "must be Exists when key is empty");
 	} else if (t->op == SCHED_TOL_EXISTS && t->value[0] != '\0') {
-		mark = doc_path_key(&c->path, "value");
-		rc = decode_fail(c, ERR_INVALID, "must be empty when operator is Exists");
-		doc_path_pop(&c->path, mark);
+		rc = decode_fail_at(c, "value", ERR_INVALID, "must be empty when operator is Exists");
 	}
 	return rc;
 }
@@ -69,9 +65,9 @@ static enum err decode_extras(struct decode_ctx *c, const struct doc *d,
 	enum err rc;
 
 	mark = doc_path_key(&c->path, "spec");
-	rc = sf_string(c, spec, "nodeName", 0, &pod->node_name);
+	rc = decode_string(c, spec, "nodeName", 0, &pod->node_name);
 	if (rc == ERR_OK)
-		rc = sf_string(c, spec, "schedulerName", 0, &pod->scheduler_name);
+		rc = decode_string(c, spec, "schedulerName", 0, &pod->scheduler_name);
 	if (rc == ERR_OK)
 		rc = sched_affinity_decode(c, spec, pod);
 	if (rc == ERR_OK) {
@@ -96,7 +92,7 @@ static enum err decode_extras(struct decode_ctx *c, const struct doc *d,
 	mark = doc_path_key(&c->path, "status");
 	status = doc_lookup(d, "status");
 	/* pod_decode has checked that status is an object when present. */
-	rc = sf_choice(c, status, "phase", phases, 5, &phase);
+	rc = decode_choice(c, status, "phase", 0, phases, 5, &phase);
 	if (rc == ERR_OK && doc_lookup(status, "phase") != NULL)
 		pod->phase = xstrdup(phases[phase]);
 	doc_path_pop(&c->path, mark);

@@ -13,15 +13,6 @@ static const char *const strategies[] = {
 	"LeastAllocated", "MostAllocated", "RequestedToCapacityRatio",
 };
 
-static enum err fail_at(struct decode_ctx *c, const char *key, const char *problem)
-{
-	size_t mark = doc_path_key(&c->path, key);
-	enum err rc = decode_fail(c, ERR_INVALID, "%s", problem);
-
-	doc_path_pop(&c->path, mark);
-	return rc;
-}
-
 static enum err decode_plugin_ref(struct decode_ctx *c, const struct doc *d, void *elem,
 				  void *arg)
 {
@@ -30,9 +21,7 @@ static enum err decode_plugin_ref(struct decode_ctx *c, const struct doc *d, voi
 	enum err rc;
 
 	(void)arg;
-	rc = decode_expect(c, d, DOC_OBJECT);
-	if (rc == ERR_OK)
-		rc = sf_string(c, d, "name", SF_REQUIRED | SF_NONEMPTY, &r->name);
+	rc = decode_named(c, d, &r->name);
 	if (rc == ERR_OK)
 		rc = sf_int(c, d, "weight", INT32_MIN, INT32_MAX, &w, &r->has_weight);
 	r->weight = (int32_t)w;
@@ -43,9 +32,7 @@ static enum err decode_disabled(struct decode_ctx *c, const struct doc *d, void 
 				void *arg)
 {
 	(void)arg;
-	if (decode_expect(c, d, DOC_OBJECT) != ERR_OK)
-		return ERR_INVALID;
-	return sf_string(c, d, "name", SF_REQUIRED | SF_NONEMPTY, elem);
+	return decode_named(c, d, elem);
 }
 
 static enum err decode_set(struct decode_ctx *c, const struct doc *plugins, const char *key,
@@ -104,9 +91,7 @@ static enum err decode_weight(struct decode_ctx *c, const struct doc *d, void *e
 	int64_t max = *(const int64_t *)arg;
 	enum err rc;
 
-	rc = decode_expect(c, d, DOC_OBJECT);
-	if (rc == ERR_OK)
-		rc = sf_string(c, d, "name", SF_REQUIRED | SF_NONEMPTY, &w->name);
+	rc = decode_named(c, d, &w->name);
 	if (rc == ERR_OK)
 		rc = sf_int(c, d, "weight", 0, max, &w->weight, NULL);
 	if (w->weight == 0)
@@ -173,9 +158,7 @@ static enum err decode_strategy(struct decode_ctx *c, const struct doc *args,
 	rc = decode_field(c, args, "scoringStrategy", DOC_OBJECT, 0, &st);
 	if (rc != ERR_OK || st == NULL)
 		goto out;
-	rc = sf_choice(c, st, "type", strategies, 3, &type);
-	if (rc == ERR_OK && type == SIZE_MAX)
-		rc = fail_at(c, "type", "missing");
+	rc = decode_choice(c, st, "type", DECODE_REQUIRED, strategies, 3, &type);
 	if (rc == ERR_OK)
 		p->strategy = (enum sched_fit_strategy)type;
 	if (rc == ERR_OK)
@@ -194,7 +177,7 @@ static enum err decode_strategy(struct decode_ctx *c, const struct doc *args,
 				size_t s = doc_path_key(&c->path, "shape");
 
 				doc_path_index(&c->path, i);
-				rc = fail_at(c, "utilization", "values must be sorted in increasing order");
+				rc = decode_fail_at(c, "utilization", ERR_INVALID, "values must be sorted in increasing order");
 				doc_path_pop(&c->path, s);
 			}
 		}
@@ -202,7 +185,7 @@ static enum err decode_strategy(struct decode_ctx *c, const struct doc *args,
 	}
 	/* Upstream would dereference the missing shape and crash. */
 	if (rc == ERR_OK && p->strategy == SCHED_REQUESTED_TO_CAPACITY_RATIO && p->nshape == 0)
-		rc = fail_at(c, "requestedToCapacityRatio", "shape is required for RequestedToCapacityRatio");
+		rc = decode_fail_at(c, "requestedToCapacityRatio", ERR_INVALID, "shape is required for RequestedToCapacityRatio");
 out:
 	doc_path_pop(&c->path, mark);
 	return rc;
@@ -265,7 +248,7 @@ static enum err decode_balanced_args(struct decode_ctx *c, const struct doc *arg
 				size_t mark = doc_path_key(&c->path, "resources");
 
 				doc_path_index(&c->path, i);
-				rc = fail_at(c, "name", "duplicate resource name");
+				rc = decode_fail_at(c, "name", ERR_INVALID, "duplicate resource name");
 				doc_path_pop(&c->path, mark);
 			}
 	return rc;
@@ -277,19 +260,25 @@ static void note(struct sched_profile *p, const char *what)
 	p->unmodelled[p->nunmodelled++] = xstrdup(what);
 }
 
-static enum err decode_plugin_config(struct decode_ctx *c, const struct doc *d,
+/* pluginConfig[i] of list; the entries before it are decoded. A plugin's
+ * second entry is refused before its args are read: they would be decoded
+ * on top of the first's. */
+static enum err decode_plugin_config(struct decode_ctx *c, const struct doc *list, size_t i,
 				     struct sched_profile *p)
 {
-	const struct doc *args;
+	const struct doc *d = list->children[i].value, *args;
 	const char *name;
-	size_t mark;
+	size_t mark, j;
 	enum err rc;
 
 	rc = decode_expect(c, d, DOC_OBJECT);
 	if (rc == ERR_OK)
-		rc = sf_text(c, d, "name", SF_REQUIRED | SF_NONEMPTY, &name);
+		rc = decode_text(c, d, "name", DECODE_REQUIRED | DECODE_NONEMPTY, &name);
 	if (rc != ERR_OK)
 		return rc;
+	for (j = 0; j < i; j++)
+		if (strcmp(name, doc_lookup(list->children[j].value, "name")->text) == 0)
+			return decode_fail_at(c, "name", ERR_INVALID, "repeated config for this plugin");
 	mark = doc_path_key(&c->path, "args");
 	rc = decode_field(c, d, "args", DOC_OBJECT, 0, &args);
 	if (rc == ERR_OK && args != NULL) {
@@ -308,20 +297,15 @@ static enum err decode_plugin_config(struct decode_ctx *c, const struct doc *d,
 static enum err decode_plugin_configs(struct decode_ctx *c, const struct doc *prof,
 				      struct sched_profile *p)
 {
-	size_t mark = doc_path_key(&c->path, "pluginConfig"), i, j;
+	size_t mark = doc_path_key(&c->path, "pluginConfig"), i;
 	const struct doc *list;
 	enum err rc;
 
 	rc = decode_field(c, prof, "pluginConfig", DOC_ARRAY, 0, &list);
 	for (i = 0; rc == ERR_OK && list != NULL && i < list->nchildren; i++) {
-		const struct doc *item = list->children[i].value;
 		size_t m = doc_path_index(&c->path, i);
 
-		rc = decode_plugin_config(c, item, p);
-		for (j = 0; rc == ERR_OK && j < i; j++)
-			if (strcmp(doc_lookup(item, "name")->text,
-				   doc_lookup(list->children[j].value, "name")->text) == 0)
-				rc = fail_at(c, "name", "repeated config for this plugin");
+		rc = decode_plugin_config(c, list, i, p);
 		doc_path_pop(&c->path, m);
 	}
 	doc_path_pop(&c->path, mark);
@@ -339,7 +323,7 @@ enum err sched_profile_decode(struct decode_ctx *c, const struct doc *d,
 	p->scheduler_name = NULL;
 	rc = decode_expect(c, d, DOC_OBJECT);
 	if (rc == ERR_OK)
-		rc = sf_string(c, d, "schedulerName", SF_NONEMPTY, &p->scheduler_name);
+		rc = decode_string(c, d, "schedulerName", DECODE_NONEMPTY, &p->scheduler_name);
 	if (rc == ERR_OK)
 		rc = sf_int(c, d, "percentageOfNodesToScore", 0, 100, &pct, &p->has_percentage);
 	p->percentage = (int32_t)pct;

@@ -44,6 +44,7 @@
 #include "extender/inventory/store.h"
 #include "extender/log.h"
 #include "tests/support/bench_machine.h"
+#include "tests/support/scratch_dir.h"
 #include "tests/support/spawn.h"
 
 #define FILES 5000
@@ -371,13 +372,13 @@ static int bench_serve(const char *argv0, const char *dir)
 
 int main(int argc, char **argv)
 {
-	char dir[] = "/tmp/numa-bench-files-XXXXXX", cmd[128];
+	char dir[] = "/tmp/numa-bench-files-XXXXXX";
 	int rc;
 
 	(void)argc;
 	bench_print_machine(argv[0]);
 	log_set_level(LOG_LEVEL_WARN);
-	if (mkdtemp(dir) == NULL) {
+	if (scratch_dir_make(dir) != 0) {
 		perror("mkdtemp");
 		return 1;
 	}
@@ -386,8 +387,6 @@ int main(int argc, char **argv)
 	bench_thread(dir, 0);
 	bench_thread(dir, 1);
 	rc = bench_serve(argv[0], dir);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "bench_files: cannot remove %s\n", dir);
+	scratch_dir_remove(dir); /* what is left is said on stderr */
 	return rc;
 }

@@ -27,6 +27,7 @@
 #include "tests/support/free_port.h"
 #include "tests/support/http_client.h"
 #include "tests/support/spawn.h"
+#include "tests/support/scratch_dir.h"
 
 static char dir[] = "/tmp/numa-declog-serve-XXXXXX";
 static pid_t child = -1;
@@ -34,7 +35,7 @@ static pid_t child = -1;
 static int setup(void **state)
 {
 	(void)state;
-	return mkdtemp(dir) ? 0 : -1;
+	return scratch_dir_make(dir);
 }
 
 static int teardown(void **state)

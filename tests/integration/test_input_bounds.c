@@ -26,6 +26,7 @@
 #include "extender/file_read.h"
 #include "tests/support/http_client.h"
 #include "tests/support/spawn.h"
+#include "tests/support/scratch_dir.h"
 
 /* Generous: a sanitizer build on a loaded machine. A command that blocks
  * never ends, so this is only how long a failing run takes. */
@@ -39,7 +40,7 @@ static pid_t serve_pid = -1;
 static int setup(void **state)
 {
 	(void)state;
-	return mkdtemp(dir) ? 0 : -1;
+	return scratch_dir_make(dir);
 }
 
 static int teardown(void **state)

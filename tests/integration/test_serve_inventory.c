@@ -24,6 +24,7 @@
 
 #include "tests/support/http_client.h"
 #include "tests/support/spawn.h"
+#include "tests/support/scratch_dir.h"
 
 /* Generous: sanitizer runs on a loaded machine are slow. */
 #define DEADLINE_S 60
@@ -86,7 +87,7 @@ static struct env *env_start(void)
 	assert_non_null(e);
 	e->pid = -1;
 	snprintf(e->dir, sizeof e->dir, "/tmp/numa-inv-XXXXXX");
-	assert_non_null(mkdtemp(e->dir));
+	assert_int_equal(scratch_dir_make(e->dir), 0);
 	snprintf(e->config, sizeof e->config, "%s.yaml", e->dir);
 	snprintf(e->log, sizeof e->log, "%s.log", e->dir);
 	f = fopen(e->config, "w");

@@ -28,6 +28,7 @@
 #include "extender/inventory/store.h"
 #include "tests/support/http_client.h"
 #include "base/xalloc.h"
+#include "tests/support/scratch_dir.h"
 
 #define FIXTURES "tests/data/fixtures/wire/"
 
@@ -78,7 +79,7 @@ static void env_start(struct env *e, bool scan, void (*tweak)(struct config *))
 
 	memset(e, 0, sizeof *e);
 	snprintf(e->dir, sizeof e->dir, "/tmp/numa-ext-test-XXXXXX");
-	assert_non_null(mkdtemp(e->dir));
+	assert_int_equal(scratch_dir_make(e->dir), 0);
 	for (i = 0; i < 4; i++) {
 		char from[256], to[256];
 
@@ -112,16 +113,13 @@ static void env_start(struct env *e, bool scan, void (*tweak)(struct config *))
 
 static void env_stop(struct env *e)
 {
-	char cmd[128];
-
 	http_client_free(e->http);
 	server_drain_and_stop(e->server, 1000);
 	source_files_free(e->files);
 	settings_holder_cleanup(&e->holder);
 	store_free(e->store);
 	config_cleanup(&e->cfg);
-	snprintf(cmd, sizeof cmd, "rm -rf %s", e->dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(scratch_dir_remove(e->dir), 0);
 }
 
 static void request(struct env *e, const char *method, const char *path, const char *body,

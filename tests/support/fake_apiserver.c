@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "base/xalloc.h"
+#include "extender/codec/json_lex.h"
 
 #define GROUP "topology.node.k8s.io"
 #define PLURAL "noderesourcetopologies"
@@ -323,17 +324,6 @@ static bool base64_decode(const char *in, struct sbuf *out)
 	return true;
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The first value of `key` in a raw query string with %XX decoded; '+'
  * stays '+' (MHD's own argument parsing turns it into a space, which is
  * why selectors are read from the raw query). A malformed escape is kept
@@ -352,9 +342,9 @@ static char *query_value(const char *query, const char *key)
 			for (const char *q = eq + 1; q < end; q++) {
 				char ch = *q;
 
-				if (*q == '%' && end - q >= 3 && hex_digit(q[1]) >= 0 &&
-				    hex_digit(q[2]) >= 0) {
-					ch = (char)(hex_digit(q[1]) * 16 + hex_digit(q[2]));
+				if (*q == '%' && end - q >= 3 && json_hex_digit(q[1]) >= 0 &&
+				    json_hex_digit(q[2]) >= 0) {
+					ch = (char)(json_hex_digit(q[1]) * 16 + json_hex_digit(q[2]));
 					q += 2;
 				}
 				sb_add(&v, &ch, 1);

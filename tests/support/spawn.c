@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tests/support/scratch_dir.h"
+
 const char *spawn_serve_bin(void)
 {
 	const char *b = getenv("BIN");
@@ -160,13 +162,8 @@ void spawn_cleanup(pid_t pid, const char *dir, const char *config, const char *l
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 	}
-	if (dir != NULL) {
-		char cmd[PATH_MAX + 16];
-
-		snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-		if (system(cmd) != 0)
-			fprintf(stderr, "cannot remove %s\n", dir);
-	}
+	if (dir != NULL)
+		scratch_dir_remove(dir); /* what is left is said on stderr */
 	if (config != NULL)
 		unlink(config);
 	if (log != NULL)

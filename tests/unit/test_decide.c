@@ -36,6 +36,7 @@
 #include "tests/support/http_client.h"
 #include "base/textbuf.h"
 #include "extender/codec/json_write.h"
+#include "tests/support/scratch_dir.h"
 
 #define NRT_DIR "tests/data/decide/nrt"
 #define POD_DIR "tests/data/decide/pods"
@@ -56,16 +57,13 @@ static char logdir[] = "/tmp/numa-decide-XXXXXX";
 static int setup(void **state)
 {
 	(void)state;
-	return mkdtemp(logdir) ? 0 : -1;
+	return scratch_dir_make(logdir);
 }
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof cmd, "rm -rf %s", logdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return scratch_dir_remove(logdir);
 }
 
 static size_t list_dir(const char *dir, char names[][256], size_t max)

@@ -35,6 +35,7 @@
 #include "extender/inventory/store.h"
 #include "tests/support/declog_check.h"
 #include "tests/support/http_client.h"
+#include "tests/support/scratch_dir.h"
 
 static char dir[] = "/tmp/numa-declog-XXXXXX";
 static struct rlimit fsize_limit;   /* the process's own */
@@ -47,7 +48,7 @@ static int setup(void **state)
 	signal(SIGXFSZ, SIG_IGN);
 	if (getrlimit(RLIMIT_FSIZE, &fsize_limit) != 0)
 		return -1;
-	return mkdtemp(dir) ? 0 : -1;
+	return scratch_dir_make(dir);
 }
 
 static int teardown(void **state)
@@ -59,8 +60,7 @@ static int teardown(void **state)
 	 * of it is still open). */
 	snprintf(cmd, sizeof cmd, "%s/mnt", dir);
 	umount2(cmd, MNT_DETACH);
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return scratch_dir_remove(dir);
 }
 
 /* ---- The extender's side: a store, the filter handler, the log. ---- */

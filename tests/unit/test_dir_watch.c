@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "extender/inventory/dir_watch.h"
+#include "tests/support/scratch_dir.h"
 
 #define DEADLINE_MS 20000
 /* Watching with this poll interval (and full rescans as rare), a change
@@ -175,16 +176,13 @@ static void at(const char *name, char *path, size_t size)
 static int setup(void **state)
 {
 	(void)state;
-	return mkdtemp(dir) ? 0 : -1;
+	return scratch_dir_make(dir);
 }
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return scratch_dir_remove(dir);
 }
 
 static void full_scan_reports_files_the_client_wants(void **state)

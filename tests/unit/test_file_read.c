@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "extender/file_read.h"
+#include "tests/support/scratch_dir.h"
 
 static char dir[] = "/tmp/numa-file-read-XXXXXX";
 
@@ -25,16 +26,13 @@ static int setup(void **state)
 	/* The deadline: an open or read that blocks kills the binary, which
 	 * run-tests.sh counts as a failure. */
 	alarm(60);
-	return mkdtemp(dir) ? 0 : -1;
+	return scratch_dir_make(dir);
 }
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return scratch_dir_remove(dir);
 }
 
 static const char *path_of(const char *name)

@@ -15,24 +15,20 @@
 #include <unistd.h>
 
 #include "extender/kube/client.h"
+#include "tests/support/scratch_dir.h"
 
 static char dir[] = "/tmp/numa-kube-XXXXXX";
 
 static int setup(void **state)
 {
 	(void)state;
-	if (mkdtemp(dir) == NULL)
-		return -1;
-	return 0;
+	return scratch_dir_make(dir);
 }
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return scratch_dir_remove(dir);
 }
 
 static const char *put(const char *name, const char *text)

@@ -22,22 +22,20 @@
 #include "tests/support/doc_query.h"
 #include "tests/support/kustomize.h"
 #include "base/err.h"
+#include "tests/support/scratch_dir.h"
 
 static char dir[] = "/tmp/test_kustomize.XXXXXX";
 
 static int setup(void **state)
 {
 	(void)state;
-	return mkdtemp(dir) == NULL ? -1 : 0;
+	return scratch_dir_make(dir);
 }
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return scratch_dir_remove(dir);
 }
 
 /* Writes dir/case/rel (making its directories). */

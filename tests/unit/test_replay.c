@@ -25,22 +25,20 @@
 #include "extender/inventory/store.h"
 #include "tests/support/http_client.h"
 #include "base/xalloc.h"
+#include "tests/support/scratch_dir.h"
 
 static char dir[] = "/tmp/numa-replay-XXXXXX";
 
 static int setup(void **state)
 {
 	(void)state;
-	return mkdtemp(dir) ? 0 : -1;
+	return scratch_dir_make(dir);
 }
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return scratch_dir_remove(dir);
 }
 
 /* Records `rounds` filter + prioritize calls for the wire fixtures. */

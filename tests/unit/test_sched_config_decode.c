@@ -218,6 +218,20 @@ static void test_errors(void **state)
 		     "resource group name can't contain '/'");
 	expect_error("profiles:\n- pluginConfig:\n  - {name: NodeAffinity}\n  - {name: NodeAffinity}\n",
 		     "s.yaml: profiles[0].pluginConfig[1].name: repeated config for this plugin");
+	/* The second entry's args are never read into the first's lists (an
+	 * ignoredResourceGroups list there once held a NULL, which crashed). */
+	expect_error("profiles:\n- pluginConfig:\n"
+		     "  - name: NodeResourcesFit\n    args: {ignoredResourceGroups: [example.com]}\n"
+		     "  - name: NodeResourcesFit\n    args: {ignoredResourceGroups: [example.com]}\n",
+		     "s.yaml: profiles[0].pluginConfig[1].name: repeated config for this plugin");
+	expect_error("profiles:\n- pluginConfig:\n"
+		     "  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n"
+		     "        type: RequestedToCapacityRatio\n"
+		     "        requestedToCapacityRatio: {shape: [{utilization: 50}]}\n"
+		     "  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n"
+		     "        type: RequestedToCapacityRatio\n"
+		     "        requestedToCapacityRatio: {shape: [{utilization: 10}]}\n",
+		     "s.yaml: profiles[0].pluginConfig[1].name: repeated config for this plugin");
 	expect_error("profiles:\n- plugins:\n    score:\n      enabled: [{weight: 2}]\n",
 		     "s.yaml: profiles[0].plugins.score.enabled[0].name: missing");
 	expect_error("extenders:\n- {urlPrefix: x, nodeCacheCapable: yes}\n",

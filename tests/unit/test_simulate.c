@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/support/scratch_dir.h"
+
 static int run(const char *args, char **out)
 {
 	const char *bin = getenv("BIN") ? getenv("BIN") : "bin/numa-extender";
@@ -102,7 +104,7 @@ static void simulate_two_configs_side_by_side(void **state)
 	FILE *f;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
+	assert_int_equal(scratch_dir_make(dir), 0);
 	snprintf(a, sizeof a, "%s/spread.yaml", dir);
 	snprintf(b, sizeof b, "%s/pack.yaml", dir);
 	f = fopen(a, "w");
@@ -119,8 +121,7 @@ static void simulate_two_configs_side_by_side(void **state)
 	free(out);
 	assert_int_equal(run("--nrt tests/data/simulate/nrt --pods /nonexistent.yaml", &out), 2);
 	free(out);
-	snprintf(args, sizeof args, "rm -rf %s", dir);
-	assert_int_equal(system(args), 0);
+	assert_int_equal(scratch_dir_remove(dir), 0);
 }
 
 int main(void)

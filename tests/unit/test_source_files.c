@@ -28,6 +28,7 @@
 #include "extender/inventory/source_files.h"
 #include "extender/inventory/store.h"
 #include "extender/log.h"
+#include "tests/support/scratch_dir.h"
 
 #define FILES 5000
 #define POLL_MS 100
@@ -103,7 +104,7 @@ static int setup(void **state)
 
 	(void)state;
 	log_set_level(LOG_LEVEL_ERROR);
-	if (mkdtemp(dir) == NULL)
+	if (scratch_dir_make(dir) != 0)
 		return -1;
 	for (i = 0; i < FILES; i++)
 		write_node(i, 2);
@@ -112,11 +113,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[96];
-
 	(void)state;
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return scratch_dir_remove(dir);
 }
 
 /* The node's NUMA zone count in the current set, or -1 when absent. */
@@ -386,15 +384,12 @@ static void events_see_changes_with_a_long_poll(void **state)
 static void scratch(char *out, size_t cap, const char *what)
 {
 	snprintf(out, cap, "/tmp/numa-sf-%s-XXXXXX", what);
-	assert_non_null(mkdtemp(out));
+	assert_int_equal(scratch_dir_make(out), 0);
 }
 
 static void rm_rf(const char *path)
 {
-	char cmd[512];
-
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(scratch_dir_remove(path), 0);
 }
 
 /* One step of kubelet's AtomicWriter: the files in a new timestamped
