@@ -892,6 +892,15 @@ static void scanned(struct dir_watch *dw, int64_t t0)
 	}
 }
 
+/* Counted before the scan runs: whoever sees what a scan published (a
+ * client's callback, the store) then sees it counted too. */
+static void count_scan(struct dir_watch *dw, uint64_t *counter)
+{
+	pthread_mutex_lock(&dw->lock);
+	(*counter)++;
+	pthread_mutex_unlock(&dw->lock);
+}
+
 static void full_scan(struct dir_watch *dw)
 {
 	int64_t t0 = mono_ms();
@@ -899,10 +908,8 @@ static void full_scan(struct dir_watch *dw)
 	dw->full_pending = dw->full_settle = dw->rearm_pending = false;
 	namelist_clear(&dw->names);
 	namelist_clear(&dw->settle);
+	count_scan(dw, &dw->stats.full_scans);
 	dir_watch_scan(dw);
-	pthread_mutex_lock(&dw->lock);
-	dw->stats.full_scans++;
-	pthread_mutex_unlock(&dw->lock);
 	dw->next_full = mono_ms() + dw->full_ms;
 	scanned(dw, t0);
 }
@@ -917,11 +924,9 @@ static void named_scan(struct dir_watch *dw, int64_t now)
 			namelist_add(&dw->names, dw->settle.v[i]);
 		namelist_clear(&dw->settle);
 	}
+	count_scan(dw, &dw->stats.named_scans);
 	scan_names(dw, &dw->names);
 	namelist_clear(&dw->names);
-	pthread_mutex_lock(&dw->lock);
-	dw->stats.named_scans++;
-	pthread_mutex_unlock(&dw->lock);
 	scanned(dw, t0);
 }
 
@@ -1016,10 +1021,8 @@ static void *watch_thread(void *arg)
 				full_scan(dw);
 				continue;
 			}
+			count_scan(dw, &dw->stats.full_scans);
 			dir_watch_scan(dw);
-			pthread_mutex_lock(&dw->lock);
-			dw->stats.full_scans++;
-			pthread_mutex_unlock(&dw->lock);
 			dw->next_poll = mono_ms() + dw->poll_ms;
 			continue;
 		}

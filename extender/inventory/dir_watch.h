@@ -83,6 +83,7 @@ void dir_watch_free(struct dir_watch *dw);
 /* What the thread has done so far. */
 struct dir_watch_stats {
 	bool watching;        /* watched, and scanned once since (else polling) */
+	/* Counted as each scan starts, so a change seen is a scan counted. */
 	uint64_t full_scans;  /* whole-directory scans by the thread */
 	uint64_t named_scans; /* scans of only the files events named */
 	uint64_t overflows;   /* inotify queue overflows seen */

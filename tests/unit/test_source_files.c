@@ -305,6 +305,7 @@ static void polling_sees_an_edit_and_a_deletion(void **state)
 	ms = wait_zones(store, "node-01001", -1);
 	print_message("polling: deletion seen after %lld ms\n", (long long)ms);
 	assert_int_equal(size(store), FILES - 1);
+	/* Scans are counted before they publish: both are counted now. */
 	st = stats_of(sf);
 	assert_false(st.watching);
 	assert_true(st.full_scans >= 2);
