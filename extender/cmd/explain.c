@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "extender/cmd/usage.h"
 #include "extender/decide/decide.h"
 #include "extender/codec/nrt_decode.h"
 #include "extender/codec/pod_decode.h"
@@ -190,16 +191,19 @@ enum err explain_write_scored(const struct pod_spec *pod, const struct nrt_objec
 	return rc;
 }
 
-static int usage(void)
-{
-	fprintf(stderr,
-		"usage: numa-extender explain --pod FILE --nrt PATH [--nrt PATH ...] [--config FILE] [-o json|text]\n"
-		"  FILE: a v1.Pod (YAML or JSON)\n"
-		"  PATH: an NRT file (one object, a multi-document stream or a List) or a directory\n"
-		"  Regular files only (a FIFO or a device is refused), a pod or NRT file at most\n"
-		"  16 MiB, a --config 1 MiB.\n");
-	return 2;
-}
+#define WHO "numa-extender explain"
+
+static const char usage_text[] =
+	"usage: numa-extender explain --pod FILE --nrt PATH [--nrt PATH ...] [options]\n"
+	"Judges the pod on every node of the inventories as the kubelet's Topology Manager would,\n"
+	"and prints per node the NUMA table, the affinity per container, the verdict and the score.\n"
+	"  --pod FILE               a v1.Pod, YAML or JSON (required)\n"
+	"  --nrt PATH               NodeResourceTopology objects: a file (one object, a stream or a List) or a directory (required, repeatable)\n"
+	"  --config FILE            numa-extender configuration whose scoring scores admitted nodes (default LeastAllocated)\n"
+	"  -o, --output text|json   output format (default text)\n"
+	"  -h, --help               this help\n"
+	"Input files are regular files only, a pod or NRT file at most 16 MiB, a --config 1 MiB.\n"
+	"Exit 0; 1 when some node's inventory could not be judged (the others are reported); 2 on bad input.\n";
 
 int explain_main(int argc, char **argv)
 {
@@ -221,7 +225,7 @@ int explain_main(int argc, char **argv)
 
 		if ((strcmp(arg, "--pod") == 0 || strcmp(arg, "--nrt") == 0 || strcmp(arg, "--config") == 0 ||
 		     strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0) && a + 1 >= argc) {
-			fprintf(stderr, "numa-extender explain: %s needs a value\n", arg);
+			status = usage_error(WHO, usage_text, "%s needs a value", arg);
 			goto out;
 		}
 		if (strcmp(arg, "--pod") == 0) {
@@ -238,21 +242,19 @@ int explain_main(int argc, char **argv)
 			else if (strcmp(f, "text") == 0)
 				format = EXPLAIN_TEXT;
 			else {
-				fprintf(stderr, "numa-extender explain: -o %s: expected json or text\n", f);
+				status = usage_error(WHO, usage_text, "-o %s: expected json or text", f);
 				goto out;
 			}
 		} else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-			usage();
-			status = 0;
+			status = usage_help(usage_text);
 			goto out;
 		} else {
-			fprintf(stderr, "numa-extender explain: unknown argument \"%s\"\n", arg);
-			usage();
+			status = usage_error(WHO, usage_text, "unknown argument \"%s\"", arg);
 			goto out;
 		}
 	}
 	if (pod_path == NULL || npaths == 0) {
-		usage();
+		status = usage_error(WHO, usage_text, "%s is required", pod_path == NULL ? "--pod" : "--nrt");
 		goto out;
 	}
 	if (config_path && config_load_file(config_path, &cfg, &msg) != ERR_OK) {

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "extender/cmd/usage.h"
 #include "extender/config.h"
 #include "extender/file_read.h"
 #include "extender/http/handlers.h"
@@ -27,22 +28,22 @@
 #include "base/xalloc.h"
 
 #define DRAIN_DEADLINE_MS 10000
+#define WHO "numa-extender serve"
 
-static int usage(void)
-{
-	fprintf(stderr,
-		"usage: numa-extender serve [--config FILE] [--listen HOST:PORT]\n"
-		"                           [--nrt-dir DIR | --kubeconfig FILE]\n"
-		"  --config FILE      YAML configuration (see config/example.yaml); defaults without it\n"
-		"  --listen HOST:PORT overrides `listen`\n"
-		"  --nrt-dir DIR      serve the NRT files in DIR (overrides `inventory`)\n"
-		"  --kubeconfig FILE  NRTs from the Kubernetes API with this kubeconfig\n"
-		"                     (inventory.source: kubernetes, inventory.kubeconfig: FILE)\n"
-		"The rules between keys (bind needs mTLS or loopback listeners, ...) hold for the\n"
-		"file with the flags applied.\n"
-		"Signals: SIGHUP reloads scoring, missingInventory and log level; SIGTERM/SIGINT drain and exit.\n");
-	return 2;
-}
+static const char usage_text[] =
+	"usage: numa-extender serve [--config FILE] [--listen HOST:PORT] [--nrt-dir DIR | --kubeconfig FILE]\n"
+	"Runs the scheduler extender: <urlPrefix>/filter, /prioritize, /preempt and, with\n"
+	"bind.enabled, /bind; /healthz, /readyz, /metrics and, with the ledger, /ledger.\n"
+	"  --config FILE          YAML configuration (see config/example.yaml); defaults without it\n"
+	"  --listen HOST:PORT     overrides `listen`\n"
+	"  --nrt-dir DIR          serve the NRT files in DIR (inventory.source: files, inventory.dir: DIR)\n"
+	"  --kubeconfig FILE      NRTs from the Kubernetes API (inventory.source: kubernetes, inventory.kubeconfig: FILE)\n"
+	"  -h, --help             this help\n"
+	"The rules between keys (bind needs mTLS or loopback listeners, ...) hold for the\n"
+	"file with the flags applied.\n"
+	"Signals: SIGHUP reloads scoring, missingInventory and log level; SIGTERM/SIGINT drain and exit.\n"
+	"Exit 0 after SIGTERM/SIGINT, 1 when a listener cannot start, 2 when the command line,\n"
+	"the configuration or a source it names is unusable.\n";
 
 struct flags {
 	const char *config;
@@ -67,24 +68,16 @@ static int parse_flags(int argc, char **argv, struct flags *f)
 			dst = &f->nrt_dir;
 		else if (strcmp(argv[a], "--kubeconfig") == 0)
 			dst = &f->kubeconfig;
-		else if (strcmp(argv[a], "-h") == 0 || strcmp(argv[a], "--help") == 0) {
-			usage();
-			return 0;
-		} else {
-			fprintf(stderr, "numa-extender serve: unknown argument \"%s\"\n", argv[a]);
-			return usage();
-		}
-		if (a + 1 >= argc) {
-			fprintf(stderr, "numa-extender serve: %s needs a value\n", argv[a]);
-			return 2;
-		}
+		else if (strcmp(argv[a], "-h") == 0 || strcmp(argv[a], "--help") == 0)
+			return usage_help(usage_text);
+		else
+			return usage_error(WHO, usage_text, "unknown argument \"%s\"", argv[a]);
+		if (a + 1 >= argc)
+			return usage_error(WHO, usage_text, "%s needs a value", argv[a]);
 		*dst = argv[++a];
 	}
-	if (f->nrt_dir && f->kubeconfig) {
-		fprintf(stderr, "numa-extender serve: --nrt-dir and --kubeconfig are two inventory "
-				"sources; give one\n");
-		return 2;
-	}
+	if (f->nrt_dir && f->kubeconfig)
+		return usage_error(WHO, usage_text, "--nrt-dir and --kubeconfig are two inventory sources; give one");
 	return -1;
 }
 

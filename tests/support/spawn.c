@@ -23,6 +23,22 @@ const char *spawn_serve_bin(void)
 
 pid_t spawn_process(const char *const argv[], const char *log)
 {
+	return spawn_process_split(argv, log, log);
+}
+
+/* Opens path for the child's fd (stdout or stderr); async-signal-safe. */
+static bool redirect(const char *path, int fd)
+{
+	int f = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (f < 0 || dup2(f, fd) < 0)
+		return false;
+	close(f);
+	return true;
+}
+
+pid_t spawn_process_split(const char *const argv[], const char *out, const char *err)
+{
 	char *args[SPAWN_MAX_ARGS + 1];
 	pid_t parent = getpid(), pid;
 	size_t n = 0;
@@ -55,12 +71,13 @@ pid_t spawn_process(const char *const argv[], const char *log)
 			_exit(126);
 		close(in);
 	}
-	if (log != NULL) {
-		int out = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-
-		if (out < 0 || dup2(out, STDOUT_FILENO) < 0 || dup2(out, STDERR_FILENO) < 0)
+	if (out != NULL && !redirect(out, STDOUT_FILENO))
+		_exit(126);
+	if (err != NULL && out != NULL && strcmp(err, out) == 0) {
+		if (dup2(STDOUT_FILENO, STDERR_FILENO) < 0)
 			_exit(126);
-		close(out);
+	} else if (err != NULL && !redirect(err, STDERR_FILENO)) {
+		_exit(126);
 	}
 	execv(args[0], args);
 	_exit(127);
@@ -115,6 +132,26 @@ static char *slurp(const char *path)
 	fclose(f);
 	buf[len] = '\0';
 	return buf;
+}
+
+int spawn_run(const char *const argv[], int seconds, char **out, char **err)
+{
+	char dir[] = "/tmp/numa-run-XXXXXX", opath[64], epath[64];
+	int status;
+
+	if (mkdtemp(dir) == NULL)
+		abort();
+	snprintf(opath, sizeof opath, "%s/stdout", dir);
+	snprintf(epath, sizeof epath, "%s/stderr", dir);
+	status = spawn_wait_exit(spawn_process_split(argv, opath, epath), seconds);
+	*out = slurp(opath);
+	*err = slurp(epath);
+	if (*out == NULL || *err == NULL)
+		abort();
+	unlink(opath);
+	unlink(epath);
+	rmdir(dir);
+	return status;
 }
 
 bool spawn_log_contains(const char *path, const char *text)

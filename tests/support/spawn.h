@@ -18,6 +18,16 @@
  * set itself up exits 126, one that cannot exec exits 127. */
 pid_t spawn_process(const char *const argv[], const char *log);
 
+/* The same with stdout in out and stderr in err (either NULL: the test's
+ * own; the same path: one file, as spawn_process). */
+pid_t spawn_process_split(const char *const argv[], const char *out, const char *err);
+
+/* Runs argv to its end, at most `seconds` (then killed): its exit status as
+ * spawn_wait_exit gives it, with *out and *err its whole stdout and stderr
+ * (malloc'd, NUL-terminated; free them). For commands that end by
+ * themselves: --help, a bad command line, explain. */
+int spawn_run(const char *const argv[], int seconds, char **out, char **err);
+
 /* The serve binary under test: $BIN, else bin/numa-extender. */
 const char *spawn_serve_bin(void);
 
