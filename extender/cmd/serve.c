@@ -228,6 +228,12 @@ int serve_main(int argc, char **argv)
 		ledger = ledger_new(store, &lo);
 		metrics_set_ledger(ledger);
 		ctx.ledger = ledger;
+	} else if (cfg.inventory_source == CONFIG_SOURCE_KUBERNETES) {
+		ctx.ledger_off = "the assumed-pod ledger is off: ledger.enabled is false in the configuration";
+	} else {
+		ctx.ledger_off = "the assumed-pod ledger is off: the inventory comes from files "
+				 "(inventory.source: files); the ledger watches pods and runs only with "
+				 "inventory.source: kubernetes";
 	}
 	if (cfg.bind_enabled) {
 		if (kube_binder_new(&cfg, &binder, &msg) != ERR_OK) {

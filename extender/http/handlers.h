@@ -28,6 +28,9 @@ struct handler_ctx {
 	struct decision_log *decisions;
 	/* The assumed-pod ledger, or NULL (file inventory, or turned off). */
 	struct ledger *ledger;
+	/* Without a ledger: why, for the 404 of GET /ledger (NULL: a
+	 * generic reason). */
+	const char *ledger_off;
 	/* The bind verb's API client; NULL: bind is off (404). */
 	struct kube_binder *binder;
 	/* Helpers that share a large request's judging, or NULL (alone).

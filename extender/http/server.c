@@ -228,9 +228,10 @@ static enum route route_of(const struct server *s, const struct listener *l, con
 		return ROUTE_BIND;
 	if (l->main && strcmp(url, s->preempt_path) == 0)
 		return ROUTE_PREEMPT;
-	if (l->health && s->ctx->ledger && strcmp(url, "/ledger") == 0)
+	/* Without a ledger these answer 404 saying why (handle_get). */
+	if (l->health && strcmp(url, "/ledger") == 0)
 		return ROUTE_LEDGER;
-	if (l->health && s->ctx->ledger && strncmp(url, "/ledger/", 8) == 0 && url[8] != '\0') {
+	if (l->health && strncmp(url, "/ledger/", 8) == 0 && url[8] != '\0') {
 		req->ledger_node = xstrdup(url + 8);
 		return ROUTE_LEDGER;
 	}
@@ -644,6 +645,10 @@ static void append_server_metrics(struct server *s, struct reply *r)
 	r->len += (size_t)n;
 }
 
+/* GET /ledger when serve did not say why there is none. */
+#define LEDGER_OFF_TEXT \
+	"the assumed-pod ledger is off: it runs with inventory.source: kubernetes and ledger.enabled: true"
+
 static enum MHD_Result handle_get(struct server *s, struct MHD_Connection *c, struct request *req)
 {
 	struct reply r;
@@ -660,6 +665,9 @@ static enum MHD_Result handle_get(struct server *s, struct MHD_Connection *c, st
 			return send_text(s, c, req, 503, "pods not listed yet");
 		return send_text(s, c, req, 200, "ready");
 	case ROUTE_LEDGER:
+		if (s->ctx->ledger == NULL)
+			return send_text(s, c, req, 404,
+					 s->ctx->ledger_off ? s->ctx->ledger_off : LEDGER_OFF_TEXT);
 		r.body = ledger_json(s->ctx->ledger, req->ledger_node);
 		if (r.body == NULL)
 			return send_text(s, c, req, 404, "the ledger knows no pod on this node");

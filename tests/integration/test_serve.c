@@ -294,6 +294,37 @@ static void serve_refuses_unauthenticated_bind_off_loopback(void **state)
 	unlink(log);
 }
 
+/* With the inventory from files there is no ledger: /ledger says so and
+ * why, instead of a bare 404. */
+static void serve_ledger_off_with_files_says_why(void **state)
+{
+	static const char *const paths[] = { "/ledger", "/ledger/worker-gpu-017" };
+	char config[] = "/tmp/numa-serve-XXXXXX", log[64];
+	int port = free_port(), fd = mkstemp(config);
+	size_t i;
+	pid_t pid;
+
+	(void)state;
+	close(fd);
+	snprintf(log, sizeof log, "%s.log", config);
+	write_config(config, port, "LeastAllocated");
+	pid = start(config, log);
+	wait_ready(port);
+	for (i = 0; i < 2; i++) {
+		char *body = NULL;
+
+		assert_int_equal(get_status(port, paths[i], &body), 404);
+		assert_string_equal(body, "the assumed-pod ledger is off: the inventory comes from files "
+					  "(inventory.source: files); the ledger watches pods and runs only "
+					  "with inventory.source: kubernetes\n");
+		free(body);
+	}
+	kill(pid, SIGTERM);
+	assert_int_equal(wait_exit(pid, 20), 0);
+	unlink(config);
+	unlink(log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -301,6 +332,7 @@ int main(void)
 		cmocka_unit_test_teardown(serve_sigterm_finishes_requests_in_flight, kill_child),
 		cmocka_unit_test_teardown(serve_rejects_bad_configuration, kill_child),
 		cmocka_unit_test_teardown(serve_refuses_unauthenticated_bind_off_loopback, kill_child),
+		cmocka_unit_test_teardown(serve_ledger_off_with_files_says_why, kill_child),
 	};
 
 	return cmocka_run_group_tests_name("serve", tests, NULL, NULL);

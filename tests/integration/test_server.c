@@ -777,6 +777,33 @@ static void server_separate_metrics_listener(void **state)
 	env_stop(&e);
 }
 
+/* Without a ledger /ledger is still a route: a 404 that says why, not the
+ * bare "not found" of an unknown path; on the metrics listener only. */
+static void server_ledger_off_says_why(void **state)
+{
+	static const char *const paths[] = { "/ledger", "/ledger/worker-gpu-017" };
+	struct env e;
+	struct http_response r;
+	char url[128];
+	size_t i;
+
+	(void)state;
+	env_start(&e, true, separate_metrics);
+	for (i = 0; i < 2; i++) {
+		snprintf(url, sizeof url, "http://127.0.0.1:%d%s", server_metrics_port(e.server), paths[i]);
+		http_request(e.http, "GET", url, NULL, 0, false, &r);
+		assert_int_equal(r.status, 404);
+		assert_string_equal(r.body, "the assumed-pod ledger is off: it runs with inventory.source: "
+					    "kubernetes and ledger.enabled: true\n");
+		http_response_cleanup(&r);
+		request(&e, "GET", paths[i], NULL, &r);
+		assert_int_equal(r.status, 404);
+		assert_string_equal(r.body, "not found\n");
+		http_response_cleanup(&r);
+	}
+	env_stop(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -791,6 +818,7 @@ int main(void)
 		cmocka_unit_test(server_prioritize_keeps_verdicts_of_unchanged_nodes),
 		cmocka_unit_test(server_mtls_accepts_only_the_scheduler),
 		cmocka_unit_test(server_separate_metrics_listener),
+		cmocka_unit_test(server_ledger_off_says_why),
 	};
 
 	setenv("TZ", "UTC", 1);
