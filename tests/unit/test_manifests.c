@@ -30,6 +30,14 @@
 #include "base/xalloc.h"
 #include "base/err.h"
 
+/* An overlay's folder of files that go to the control-plane nodes rather
+ * than into the build. */
+#define CONTROL_PLANE_DIR "control-plane"
+#define STATIC_POD_PATCH \
+	"manifests/overlays/default-scheduler-mtls/" CONTROL_PLANE_DIR "/kube-scheduler+strategic.yaml"
+/* kubeadm mounts the scheduler's kubeconfig at this path itself. */
+#define KUBEADM_SCHEDULER_CONF "/etc/kubernetes/scheduler.conf"
+
 /* What the issue asks kube-scheduler to send to the extender. */
 /* The opt-in marker of CPU-only pods when the default scheduler is extended. */
 #define MARKER_RESOURCE "numa-extender.io/aligned"
@@ -104,6 +112,10 @@ static void manifests_kustomizations_reference_existing_files(void **state)
 			size_t m;
 
 			if (f == k || strncmp(f->path, dir, dlen) != 0 || f->path[dlen] != '/')
+				continue;
+			/* Files for the control-plane nodes (the static pod's
+			 * patch), not resources of the build. */
+			if (strstr(f->path + dlen, "/" CONTROL_PLANE_DIR "/") != NULL)
 				continue;
 			for (m = 0; m < mf_tree.files.n; m++) {
 				const struct kz_file *o = &mf_tree.files.v[m];
@@ -1177,6 +1189,109 @@ static void manifests_decision_log_has_a_writable_directory(void **state)
 }
 
 
+/* The path p is a mount of the patch's container, or lies under one. */
+static bool mounted(const struct doc *mounts, const char *p)
+{
+	size_t i;
+
+	for (i = 0; p && i < dq_count(mounts); i++) {
+		const char *mp = dq_str(dq_item(mounts, i), "mountPath");
+		size_t n = mp ? strlen(mp) : 0;
+
+		if (n > 0 && strncmp(p, mp, n) == 0 && (p[n] == '\0' || p[n] == '/'))
+			return true;
+	}
+	return false;
+}
+
+/* Step 3 of the mTLS install is a patch of the control plane's static pod:
+ * it must start kube-scheduler with --config at the path the guide installs
+ * the configuration to, without the flags the file replaces, mount that file
+ * and every certificate the configuration names from the host, and resolve
+ * the Service name the extender's URL uses. */
+static void manifests_control_plane_patch_serves_the_scheduler_config(void **state)
+{
+	const struct kz_file *f = kz_files_find(&mf_tree.files, STATIC_POD_PATCH);
+	const struct doc *pod, *c = NULL, *cmd, *mounts, *vols, *cfg = NULL;
+	const struct kz_build *mtls = NULL;
+	const char *config_path = NULL;
+	struct mf_sites st;
+	struct errmsg msg;
+	size_t i, e, nfiles = 0;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(f->ndocs, 1);
+	pod = f->docs[0];
+	assert_true(dq_kind_is(pod, "Pod"));
+	assert_true(dq_same_str(dq_str(pod, "metadata.namespace"), "kube-system"));
+	for (i = 0; i < dq_count(dq_at(pod, "spec.containers")); i++)
+		if (dq_same_str(dq_str(dq_item(dq_at(pod, "spec.containers"), i), "name"), "kube-scheduler"))
+			c = dq_item(dq_at(pod, "spec.containers"), i);
+	assert_non_null(c);
+	cmd = doc_lookup(c, "command");
+	mounts = doc_lookup(c, "volumeMounts");
+	vols = dq_at(pod, "spec.volumes");
+	assert_true(dq_same_str(dq_text(dq_item(cmd, 0)), "kube-scheduler"));
+	for (i = 0; i < dq_count(cmd); i++) {
+		const char *arg = dq_text(dq_item(cmd, i));
+
+		if (arg && strncmp(arg, "--config=", 9) == 0)
+			config_path = arg + 9;
+		if (arg && (strncmp(arg, "--kubeconfig", 12) == 0 || strncmp(arg, "--leader-elect", 14) == 0))
+			fail_msg("%s: %s is set by the configuration file; the patch must drop it", f->path, arg);
+	}
+	assert_non_null(config_path);
+	assert_true(mounted(mounts, config_path));
+	/* Every mount comes from a hostPath volume of the same path. */
+	for (i = 0; i < dq_count(mounts); i++) {
+		const struct doc *m = dq_item(mounts, i);
+		bool found = false;
+
+		if (!dq_is_true(doc_lookup(m, "readOnly")))
+			fail_msg("%s: mount %s must be read-only", f->path, dq_str(m, "mountPath"));
+		for (e = 0; e < dq_count(vols); e++)
+			found |= dq_same_str(dq_str(dq_item(vols, e), "name"), dq_str(m, "name")) &&
+				 dq_same_str(dq_str(dq_item(vols, e), "hostPath.path"), dq_str(m, "mountPath"));
+		if (!found)
+			fail_msg("%s: mount %s has no hostPath volume of that path", f->path, dq_str(m, "mountPath"));
+	}
+	/* The configuration the patch starts kube-scheduler with: the one
+	 * of the mTLS overlay that no Deployment runs. */
+	for (i = 0; i < mf_tree.nsets; i++)
+		if (strcmp(mf_tree.sets[i].dir, "manifests/overlays/default-scheduler-mtls") == 0)
+			mtls = &mf_tree.sets[i];
+	assert_non_null(mtls);
+	if (!mf_load_sites(mtls, &st, &msg))
+		fail_msg("%s", msg.text);
+	for (i = 0; i < st.nsched; i++)
+		if (st.sched[i].deploy == NULL)
+			cfg = st.sched[i].cfg;
+	assert_non_null(cfg);
+	assert_true(dq_same_str(dq_str(cfg, "clientConnection.kubeconfig"), KUBEADM_SCHEDULER_CONF));
+	for (e = 0; e < dq_count(doc_lookup(cfg, "extenders")); e++) {
+		const struct doc *x = dq_item(doc_lookup(cfg, "extenders"), e);
+		static const char *const keys[] = { "tlsConfig.caFile", "tlsConfig.certFile", "tlsConfig.keyFile" };
+		const char *url = dq_str(x, "urlPrefix");
+
+		for (i = 0; i < 3; i++) {
+			const char *p = dq_str(x, keys[i]);
+
+			if (p == NULL)
+				continue;
+			nfiles++;
+			if (!mounted(mounts, p))
+				fail_msg("%s: %s %s is not mounted by %s", mtls->dir, keys[i], p, f->path);
+		}
+		/* A Service name needs the cluster's DNS from the host network. */
+		if (url && strstr(url, ".svc") != NULL &&
+		    !dq_same_str(dq_str(pod, "spec.dnsPolicy"), "ClusterFirstWithHostNet"))
+			fail_msg("%s: %s needs dnsPolicy ClusterFirstWithHostNet", f->path, url);
+	}
+	assert_int_equal(nfiles, 3);
+	mf_sites_free(&st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1193,6 +1308,7 @@ int main(void)
 		cmocka_unit_test(manifests_probe_check_rejects_unreachable_exec_probes),
 		cmocka_unit_test(manifests_extender_tls_files_come_from_secrets),
 		cmocka_unit_test(manifests_decision_log_has_a_writable_directory),
+		cmocka_unit_test(manifests_control_plane_patch_serves_the_scheduler_config),
 	};
 
 	return cmocka_run_group_tests_name("manifests", tests, mf_tree_setup, mf_tree_teardown);

@@ -189,6 +189,37 @@ static void manifests_lockdown_check_rejects_loose_containers(void **state)
 	}
 }
 
+/* A request that judges many nodes shares the work with threads - 1
+ * helpers: a CPU limit below `threads` throttles them, so every extender
+ * container may use as many whole CPUs as its configuration has threads. */
+static void manifests_extender_cpu_limit_covers_its_threads(void **state)
+{
+	size_t i, j, n = 0;
+
+	(void)state;
+	for (i = 0; i < mf_tree.nsets; i++) {
+		struct mf_sites st;
+		struct errmsg msg;
+
+		if (!mf_load_sites(&mf_tree.sets[i], &st, &msg))
+			fail_msg("%s: %s", mf_tree.sets[i].dir, msg.text);
+		for (j = 0; j < st.next; j++) {
+			const struct mf_ext_site *e = &st.ext[j];
+			int64_t cpu = 0;
+
+			if (!quantity_milli(doc_get(dq_at(e->container, "resources.limits"), "cpu"), &cpu))
+				fail_msg("%s (%s): the extender has no cpu limit", e->deploy->origin, mf_tree.sets[i].dir);
+			if (cpu / 1000 < e->cfg.threads)
+				fail_msg("%s (%s): cpu limit %lldm is below threads: %lld of its configuration",
+					 e->deploy->origin, mf_tree.sets[i].dir, (long long)cpu, (long long)e->cfg.threads);
+			n++;
+		}
+		mf_sites_free(&st);
+	}
+	/* The base's sidecar, the bind overlay's, and the mTLS Deployment. */
+	assert_true(n >= 3);
+}
+
 /* ------------------------------------------------------------- examples */
 
 /* The sample pods go to the second scheduler, are Guaranteed with whole
@@ -395,6 +426,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(manifests_deployments_are_locked_down),
 		cmocka_unit_test(manifests_lockdown_check_rejects_loose_containers),
+		cmocka_unit_test(manifests_extender_cpu_limit_covers_its_threads),
 		cmocka_unit_test(manifests_example_pods_are_guaranteed_and_reach_the_extender),
 		cmocka_unit_test(manifests_dockerfile_matches_the_deployments),
 	};
