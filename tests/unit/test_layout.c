@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The docs against the tree, so that they cannot drift from it unseen:
- *  - the README's layout block names only folders and files that exist, and
- *    names every .c file under base/, topology/, scheduler/ and extender/;
- *  - every file name ending in .c or .h that README.md,
- *    docs/architecture.md, docs/operator-guide.md and tests/fuzz/README.md
- *    mention is a file of the tree.
+ *  - the layout block of docs/architecture.md names only folders and files
+ *    that exist, and names every .c file under base/, topology/, scheduler/
+ *    and extender/;
+ *  - every file name ending in .c or .h that README.md, every .md file of docs/ and
+ *    tests/fuzz/README.md mention is a file of the tree.
  *
  * The layout block (the code block under "## Layout") is read this way:
  * words inside parentheses are comments, even across lines; every other
@@ -31,9 +31,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "tests/support/report.h"
+#include "tests/support/tree_files.h"
+
+/* The document whose "## Layout" block is held to the tree. */
+#define LAYOUT_DOC "docs/architecture.md"
 #define MAX_NAMED 1024
 #define MAX_SOURCES 4096
-#define REPORT_CAP 16384
 
 struct named {
 	char dir[128];
@@ -43,30 +47,8 @@ struct named {
 struct check {
 	struct named named[MAX_NAMED];
 	size_t nnamed;
-	char report[REPORT_CAP];
-	size_t len;
-	size_t problems;
+	struct report rep;
 };
-
-static void problem(struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void problem(struct check *c, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	c->problems++;
-	if (c->len + 2 >= sizeof c->report)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(c->report + c->len, sizeof c->report - c->len - 1, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		c->len += (size_t)n < sizeof c->report - c->len - 1 ? (size_t)n
-								: sizeof c->report - c->len - 2;
-	c->report[c->len++] = '\n';
-	c->report[c->len] = '\0';
-}
 
 static char *slurp(const char *path)
 {
@@ -144,27 +126,27 @@ static void name_word(struct check *c, const char *cur, const char *word)
 
 	for (i = 0; word[i] != '\0'; i++) {
 		if (!isalnum((unsigned char)word[i]) && strchr("_.*-", word[i]) == NULL) {
-			problem(c, "layout: \"%s\": a word outside parentheses must be a name", word);
+			report_add(&c->rep, "layout: \"%s\": a word outside parentheses must be a name", word);
 			return;
 		}
 	}
 	if (cur[0] == '\0') {
-		problem(c, "layout: \"%s\" is named before any folder", word);
+		report_add(&c->rep, "layout: \"%s\" is named before any folder", word);
 		return;
 	}
 	if (strchr(word, '*') != NULL) {
 		if (!pattern_matches(cur, word))
-			problem(c, "layout: %s/%s matches no .c or .h file", cur, word);
+			report_add(&c->rep, "layout: %s/%s matches no .c or .h file", cur, word);
 	} else if (strchr(word, '.') != NULL) {
 		snprintf(path, sizeof path, "%s/%s", cur, word);
 		if (!exists(path, false))
-			problem(c, "layout: %s: no such file", path);
+			report_add(&c->rep, "layout: %s: no such file", path);
 	} else {
 		snprintf(path, sizeof path, "%s/%s.c", cur, word);
 		if (!exists(path, false)) {
 			snprintf(path, sizeof path, "%s/%s.h", cur, word);
 			if (!exists(path, false))
-				problem(c, "layout: %s/%s: neither %s.c nor %s.h exists", cur, word,
+				report_add(&c->rep, "layout: %s/%s: neither %s.c nor %s.h exists", cur, word,
 					word, word);
 		}
 	}
@@ -181,7 +163,7 @@ static void folder_word(struct check *c, char *top, char *cur, const char *word,
 	size_t n = strlen(word) - 1; /* without the '/' */
 
 	if (n == 0 || n >= 64) {
-		problem(c, "layout: \"%s\": not a folder name", word);
+		report_add(&c->rep, "layout: \"%s\": not a folder name", word);
 		return;
 	}
 	if (opens_line) {
@@ -189,13 +171,13 @@ static void folder_word(struct check *c, char *top, char *cur, const char *word,
 		top[n] = '\0';
 		strcpy(cur, top);
 	} else if (top[0] == '\0') {
-		problem(c, "layout: %s is named before any top folder", word);
+		report_add(&c->rep, "layout: %s is named before any top folder", word);
 		return;
 	} else {
 		snprintf(cur, 128, "%s/%.*s", top, (int)n, word);
 	}
 	if (!exists(cur, true))
-		problem(c, "layout: %s/: no such folder", cur);
+		report_add(&c->rep, "layout: %s/: no such folder", cur);
 }
 
 static void read_layout(struct check *c, const char *block)
@@ -216,7 +198,7 @@ static void read_layout(struct check *c, const char *block)
 			if (*q == '(' || *q == ')') {
 				depth += *q == '(' ? 1 : -1;
 				if (depth < 0) {
-					problem(c, "layout: a ')' closes nothing");
+					report_add(&c->rep, "layout: a ')' closes nothing");
 					depth = 0;
 				}
 				q++;
@@ -229,7 +211,7 @@ static void read_layout(struct check *c, const char *block)
 			while (q + n < end && q[n] != ' ' && q[n] != '\t' && q[n] != '(' && q[n] != ')')
 				n++;
 			if (n >= sizeof word) {
-				problem(c, "layout: a word of %zu bytes", n);
+				report_add(&c->rep, "layout: a word of %zu bytes", n);
 			} else {
 				memcpy(word, q, n);
 				word[n] = '\0';
@@ -244,7 +226,7 @@ static void read_layout(struct check *c, const char *block)
 		p = *end != '\0' ? end + 1 : end;
 	}
 	if (depth != 0)
-		problem(c, "layout: a '(' is never closed");
+		report_add(&c->rep, "layout: a '(' is never closed");
 }
 
 /* Every .c (with sources) or .c/.h (without) below a few roots, as
@@ -311,12 +293,12 @@ static void check_coverage(struct check *c)
 				 (strchr(c->named[k].name, '*') != NULL &&
 				  fnmatch(c->named[k].name, stem, 0) == 0));
 		if (!named)
-			problem(c, "layout: %s is not named (add %s under %s/)", sources[i], stem, dir);
+			report_add(&c->rep, "layout: %s is not named (add %s under %s/)", sources[i], stem, dir);
 	}
 	free_sources();
 }
 
-static void check_readme_layout(struct check *c, const char *block)
+static void check_layout(struct check *c, const char *block)
 {
 	memset(c, 0, sizeof *c);
 	read_layout(c, block);
@@ -326,16 +308,16 @@ static void check_readme_layout(struct check *c, const char *block)
 static void layout_names_what_exists_and_every_source_file(void **state)
 {
 	static struct check c;
-	char *readme = slurp("README.md"), *block = layout_block(readme);
+	char *doc = slurp(LAYOUT_DOC), *block = layout_block(doc);
 
 	(void)state;
-	check_readme_layout(&c, block);
-	if (c.problems != 0)
-		fail_msg("README.md's layout does not match the tree:\n%s", c.report);
+	check_layout(&c, block);
+	if (c.rep.problems != 0)
+		fail_msg(LAYOUT_DOC "'s layout does not match the tree:\n%s", c.rep.text);
 	/* The block was read: the roots and a pattern are in it. */
 	assert_true(c.nnamed > 100);
 	free(block);
-	free(readme);
+	free(doc);
 }
 
 /* The checker itself: a block that names a missing module, prose outside
@@ -345,18 +327,18 @@ static void layout_check_refuses_a_wrong_block(void **state)
 	static struct check c;
 
 	(void)state;
-	check_readme_layout(&c, "base/       xalloc err arena checked textbuf hash strmap nosuch\n"
+	check_layout(&c, "base/       xalloc err arena checked textbuf hash strmap nosuch\n"
 				"  cmd/      main, serve   (the commands\n"
 				"            still a comment)\n"
 				"topology/   sched_*\n");
-	assert_non_null(strstr(c.report, "layout: base/nosuch: neither nosuch.c nor nosuch.h exists"));
-	assert_non_null(strstr(c.report, "layout: base/cmd/: no such folder"));
-	assert_non_null(strstr(c.report, "\"main,\": a word outside parentheses must be a name"));
-	assert_non_null(strstr(c.report, "layout: topology/sched_* matches no .c or .h file"));
-	assert_non_null(strstr(c.report, "layout: topology/judge.c is not named"));
-	assert_non_null(strstr(c.report, "layout: extender/codec/wire_scan.c is not named"));
-	assert_null(strstr(c.report, "base/arena.c is not named"));
-	assert_null(strstr(c.report, "never closed"));
+	assert_non_null(strstr(c.rep.text, "layout: base/nosuch: neither nosuch.c nor nosuch.h exists"));
+	assert_non_null(strstr(c.rep.text, "layout: base/cmd/: no such folder"));
+	assert_non_null(strstr(c.rep.text, "\"main,\": a word outside parentheses must be a name"));
+	assert_non_null(strstr(c.rep.text, "layout: topology/sched_* matches no .c or .h file"));
+	assert_non_null(strstr(c.rep.text, "layout: topology/judge.c is not named"));
+	assert_non_null(strstr(c.rep.text, "layout: extender/codec/wire_scan.c is not named"));
+	assert_null(strstr(c.rep.text, "base/arena.c is not named"));
+	assert_null(strstr(c.rep.text, "never closed"));
 }
 
 static bool ident(char ch)
@@ -396,15 +378,14 @@ static void check_mentions(struct check *c, const char *doc, const char *text)
 				 strcmp(sources[i] + l - n, word) == 0);
 		}
 		if (!found)
-			problem(c, "%s names %s, which is no file of the tree", doc, word);
+			report_add(&c->rep, "%s names %s, which is no file of the tree", doc, word);
 	}
 }
 
 static void docs_name_only_files_that_exist(void **state)
 {
 	static const char *const roots[] = { "base", "topology", "scheduler", "extender", "tests" };
-	static const char *const docs[] = { "README.md", "docs/architecture.md",
-					    "docs/operator-guide.md", "tests/fuzz/README.md" };
+	static struct tree_files docs;
 	static struct check c;
 	size_t i;
 
@@ -412,22 +393,28 @@ static void docs_name_only_files_that_exist(void **state)
 	memset(&c, 0, sizeof c);
 	collect_sources(roots, sizeof roots / sizeof roots[0], true);
 	assert_true(nsources > 100);
-	for (i = 0; i < sizeof docs / sizeof docs[0]; i++) {
-		char *text = slurp(docs[i]);
+	tree_files_add_one(&docs, "README.md");
+	tree_files_add_one(&docs, "tests/fuzz/README.md");
+	assert_true(tree_files_add(&docs, "docs", ".md"));
+	for (i = 0; i < docs.n; i++) {
+		char *text = slurp(docs.path[i]);
 
-		check_mentions(&c, docs[i], text);
+		check_mentions(&c, docs.path[i], text);
 		free(text);
 	}
-	if (c.problems != 0) {
+	/* README, fuzz notes; architecture, operator guide, configuration, ... */
+	assert_true(docs.n >= 10);
+	tree_files_free(&docs);
+	if (c.rep.problems != 0) {
 		free_sources();
-		fail_msg("the docs name files the tree does not have:\n%s", c.report);
+		fail_msg("the docs name files the tree does not have:\n%s", c.rep.text);
 	}
 	/* The checker finds a stale name among good ones and skips patterns. */
 	check_mentions(&c, "(self-check)",
 		       "the flow: codec/wire.c, then decide/decide.c, sim.h; every *.c and .h file.");
 	free_sources();
-	assert_int_equal(c.problems, 1);
-	assert_string_equal(c.report, "(self-check) names codec/wire.c, which is no file of the tree\n");
+	assert_int_equal(c.rep.problems, 1);
+	assert_string_equal(c.rep.text, "(self-check) names codec/wire.c, which is no file of the tree\n");
 }
 
 int main(void)

@@ -4,7 +4,7 @@
  * pod, and the hint list each provider must give, as the kubelet's providers
  * (cpumanager and memorymanager policy_static.go, devicemanager
  * topology_hints.go) would from the NRT counts, with the conventions of
- * README.md for what an NRT leaves out. The providers are called as judge.c calls
+ * docs/simulation.md for what an NRT leaves out. The providers are called as judge.c calls
  * them: a simulation state over the node, earlier containers of the pod
  * allocated first (allocate_container) with the hints the row gives them, then
  * providers_hints for the last container (or, in pod scope, for the pod).
