@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/textbuf.h"
 #include "base/xalloc.h"
 #include "extender/codec/doc.h"
 #include "extender/file_read.h"
@@ -719,6 +720,35 @@ static const struct field top_fields[] = {
 	{ SECTION("ledger", ledger_fields) },
 	{ SECTION("bind", bind_fields) },
 };
+
+/* The schema is two levels deep plus list items: paths stay short. */
+#define KEY_PATH_MAX 128
+
+static void each_key(const struct field *f, size_t n, const char *prefix,
+		     void (*fn)(const char *path, void *arg), void *arg)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char mem[KEY_PATH_MAX];
+		struct textbuf path;
+
+		textbuf_init_fixed(&path, mem, sizeof mem);
+		textbuf_adds(&path, prefix);
+		textbuf_adds(&path, f[i].key);
+		if (f[i].kind != K_SECTION)
+			fn(textbuf_str(&path), arg);
+		if (f[i].kind == K_SECTION || f[i].kind == K_WEIGHTS) {
+			textbuf_adds(&path, f[i].kind == K_WEIGHTS ? "[]." : ".");
+			each_key(f[i].fields, f[i].nfields, textbuf_str(&path), fn, arg);
+		}
+	}
+}
+
+void config_each_key(void (*fn)(const char *path, void *arg), void *arg)
+{
+	each_key(top_fields, NFIELDS(top_fields), "", fn, arg);
+}
 
 /* ---- Rules between keys ------------------------------------------------ */
 

@@ -109,4 +109,10 @@ enum err config_load_buffer(const char *buf, size_t len, const char *origin,
  * loaded config must call this again. ERR_INVALID with the rule in msg. */
 enum err config_check(const struct config *c, struct errmsg *msg);
 
+/* Calls fn with every key of the configuration file as its dotted path, in
+ * the schema's order: "listen", "inventory.pollInterval", and for the items
+ * of a list "scoring.resources[].weight". Sections are not keys of their
+ * own. The docs' key table is checked against this list. */
+void config_each_key(void (*fn)(const char *path, void *arg), void *arg);
+
 #endif

@@ -16,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/support/http_client.h"
+
 struct run {
 	int status;
 	char out[65536];
@@ -128,6 +130,38 @@ static void cli_explain_scores_admitted_nodes(void **state)
 	free(r);
 }
 
+/* docs/tools.md shows explain's JSON: the block after the sentence that
+ * names this test is the real output of the run it names. */
+static void cli_explain_json_is_as_documented(void **state)
+{
+	struct run *r = malloc(sizeof *r);
+	char *doc = read_file_or_die("docs/tools.md", NULL), *at, *end;
+	struct json_object *documented, *real;
+
+	(void)state;
+	at = strstr(doc, "prints exactly (`test_cli` compares):");
+	assert_non_null(at);
+	at = strstr(at, "```json\n");
+	assert_non_null(at);
+	at += 8;
+	end = strstr(at, "\n```");
+	assert_non_null(end);
+	*end = '\0';
+	documented = json_tokener_parse(at);
+	assert_non_null(documented);
+	run(r, "explain --pod config/pods/dsa-cpu.yaml --nrt config/examples/worker-a17.yaml "
+	       "--nrt config/examples/worker-dsa-split.yaml -o json");
+	assert_int_equal(r->status, 0);
+	real = json_tokener_parse(r->out);
+	assert_non_null(real);
+	if (!json_object_equal(documented, real))
+		fail_msg("docs/tools.md shows explain's JSON as\n%s\nbut it prints\n%s", at, r->out);
+	json_object_put(documented);
+	json_object_put(real);
+	free(doc);
+	free(r);
+}
+
 static void expect_error(const char *args, const char *message)
 {
 	struct run *r = malloc(sizeof *r);
@@ -149,7 +183,7 @@ static void cli_explain_rejects_bad_input(void **state)
 		     "tests/data/no-such-pod.yaml: cannot open");
 	expect_error("explain --pod config/pods/gpu-2.yaml --nrt tests/data/decode/nodata",
 		     "no NodeResourceTopology object found");
-	expect_error("explain --pod config/pods/gpu-2.yaml", "usage: numa-extender explain");
+	expect_error("explain --pod config/pods/gpu-2.yaml", "--nrt is required\nusage: numa-extender explain");
 	expect_error("explain --pod config/pods/gpu-2.yaml --nrt config/examples -o yaml",
 		     "-o yaml: expected json or text");
 	expect_error("explain --pod", "--pod needs a value");
@@ -165,6 +199,7 @@ int main(void)
 		cmocka_unit_test(cli_explain_several_nrt_flags),
 		cmocka_unit_test(cli_explain_rejects_bad_input),
 		cmocka_unit_test(cli_explain_scores_admitted_nodes),
+		cmocka_unit_test(cli_explain_json_is_as_documented),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
