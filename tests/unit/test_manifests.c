@@ -6,7 +6,9 @@
  * and its URLs reach the routes the extender's own configuration serves
  * (loaded with config_load_buffer), bindVerb exactly when the extender
  * enables bind; probes reach the health listener; TLS files come from
- * Secrets; the decision log has a writable directory. RBAC and the CRD are
+ * Secrets; the decision log has a writable directory; the control plane's
+ * static pod patch (control-plane/) starts kube-scheduler with the mTLS
+ * configuration and mounts what it names. RBAC and the CRD are
  * checked in test_manifests_api.c, the pods and the image in
  * test_manifests_pods.c. Run from the repository root. */
 #include <stdarg.h>

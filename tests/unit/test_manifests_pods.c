@@ -2,7 +2,8 @@
 /* The pods the install manifests run and the image they run: every
  * container of a Deployment is locked down (non-root, read-only root, no
  * capabilities, RuntimeDefault seccomp, requests and limits, a pinned
- * image); the example pods are Guaranteed and reach the extender; the
+ * image); the extender may use as many CPUs as it has threads; the
+ * example pods are Guaranteed and reach the extender; the
  * Dockerfile builds with the packages scripts/install-deps.sh installs and
  * runs the user and configuration the Deployments expect. Run from the
  * repository root. */
