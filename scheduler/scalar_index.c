@@ -112,24 +112,13 @@ static void reserve(struct sched_scalar_index *x, size_t k)
 	x->slots = xreallocarray(x->slots, x->cap, sizeof *x->slots);
 }
 
-/* Node i's slots, written at the row's place or at the end of the array
- * when they do not fit there. */
-static void index_row(struct sched_scalar_index *x, size_t i)
+/* The slots of a node's lists at s, sorted by column; returns how many. */
+static size_t fill(struct sched_scalar_index *x, const struct sched_resources *alloc,
+		   const struct sched_resources *used, struct slot *s)
 {
-	const struct sched_node *node = &x->nodes[i];
-	const struct sched_resources *alloc = &node->allocatable, *used = &node->requested;
-	struct row *row = &x->rows[i];
-	size_t k, n = alloc->nscalars, room = n + used->nscalars;
-	struct slot *s, *hit;
+	size_t k, n = alloc->nscalars;
+	struct slot *hit;
 
-	if (room > row->room) {
-		reserve(x, room);
-		row->at = x->nslots;
-		row->room = room;
-		x->nslots += room;
-	}
-	x->live = x->live - row->n;
-	s = x->slots + row->at;
 	for (k = 0; k < alloc->nscalars; k++) {
 		s[k].col = intern(x, alloc->scalars[k].name);
 		s[k].alloc = alloc->scalars[k].value;
@@ -150,8 +139,29 @@ static void index_row(struct sched_scalar_index *x, size_t i)
 	}
 	if (n > alloc->nscalars && n > 1)
 		qsort(s, n, sizeof *s, slot_cmp);
-	row->n = n;
-	x->live += n;
+	return n;
+}
+
+/* Node i's row: its slots at the row's place, or at the end of the array
+ * when they do not fit there. */
+static void index_row(struct sched_scalar_index *x, size_t i)
+{
+	const struct sched_node *node = &x->nodes[i];
+	const struct sched_resources *alloc = &node->allocatable, *used = &node->requested;
+	struct row *row = &x->rows[i];
+	size_t room = alloc->nscalars + used->nscalars;
+
+	x->live -= row->n;
+	row->n = 0;
+	if (room > row->room) {
+		reserve(x, room);
+		row->at = x->nslots;
+		row->room = room;
+		x->nslots += room;
+	}
+	if (room > 0)
+		row->n = fill(x, alloc, used, x->slots + row->at);
+	x->live += row->n;
 	row->alloc_at = alloc->scalars;
 	row->nalloc = alloc->nscalars;
 	row->used_at = used->scalars;
@@ -211,7 +221,7 @@ void sched_scalar_index_amounts(const struct sched_scalar_index *x, size_t i,
 				size_t col, int64_t *alloc, int64_t *used)
 {
 	const struct row *row = &x->rows[i];
-	const struct slot *s = find(x->slots + row->at, row->n, col);
+	const struct slot *s = row->n > 0 ? find(x->slots + row->at, row->n, col) : NULL;
 
 	*alloc = s != NULL ? s->alloc : 0;
 	*used = s != NULL ? s->used : 0;

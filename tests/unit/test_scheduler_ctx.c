@@ -56,7 +56,7 @@ static void test_index_follows_added_pods(void **state)
 {
 	struct sched_scalar_index *x = sched_scalar_index_new();
 	struct sched_node *nodes = xcalloc(4, sizeof *nodes), *other;
-	struct sched_pod gpu, foo, extra;
+	struct sched_pod gpu, foo, extra, extra_cpu;
 	int64_t alloc, used;
 	size_t i, k;
 	char name[32];
@@ -72,6 +72,7 @@ static void test_index_follows_added_pods(void **state)
 	sb_request(&gpu, 0, GPU, "1");
 	sb_simple_pod(&foo, "foo", "1", "1Gi");
 	sb_request(&foo, 0, FOO, "3");
+	sb_simple_pod(&extra_cpu, "extra-cpu", "1", "1Gi");
 	sched_scalar_index_sync(x, nodes, 4);
 	assert_index_matches(x, nodes, 4, GPU);
 	assert_int_equal(sched_scalar_index_column(x, FOO), SCHED_NO_COLUMN);
@@ -110,11 +111,20 @@ static void test_index_follows_added_pods(void **state)
 		assert_index_matches(x, nodes, 4, name);
 	}
 
-	/* Another array: read whole, its rows none of the old ones. */
+	/* Another array: read whole, its rows none of the old ones. Its
+	 * nodes list no scalars until a pod brings one. */
 	other = xcalloc(2, sizeof *other);
 	sb_node(&other[0], "o0", "4", "8Gi", 110);
 	sb_node(&other[1], "o1", "4", "8Gi", 110);
-	sb_node_alloc(&other[1], FOO, "7");
+	sched_scalar_index_free(x);
+	x = sched_scalar_index_new();
+	sched_scalar_index_sync(x, other, 2);
+	sched_node_add_pod(&other[0], &extra_cpu, SCHED_V1_35);
+	sched_scalar_index_sync(x, other, 2);
+	assert_int_equal(sched_scalar_index_column(x, GPU), SCHED_NO_COLUMN);
+	sched_scalar_index_amounts(x, 0, SCHED_NO_COLUMN, &alloc, &used);
+	assert_int_equal(alloc + used, 0);
+	sched_node_add_pod(&other[1], &foo, SCHED_V1_35);
 	sched_scalar_index_sync(x, other, 2);
 	assert_index_matches(x, other, 2, FOO);
 	assert_index_matches(x, other, 2, GPU);
@@ -124,6 +134,7 @@ static void test_index_follows_added_pods(void **state)
 	free_nodes(nodes, 4);
 	sched_pod_cleanup(&gpu);
 	sched_pod_cleanup(&foo);
+	sched_pod_cleanup(&extra_cpu);
 }
 
 /* An extender that rejects every node whose index is 3 mod 7 with a text a
