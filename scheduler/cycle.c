@@ -1,28 +1,108 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "cycle.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/xalloc.h"
 #include "scheduler/pod_cycle.h"
+#include "scheduler/scalar_index.h"
 #include "scheduler/select.h"
 
 #define NO_NODES "no nodes available to schedule pods"
 #define AFFINITY_CONFLICT "pod affinity terms conflict"
 #define PREFILTER_REJECT "node(s) didn't satisfy plugin(s) [NodeAffinity]"
 
+struct sched_cycle_ctx {
+	struct sched_scalar_index *index;
+	/* Working arrays of at least cap entries (the node count + 1); what
+	 * a cycle reads of them it writes first. */
+	size_t cap;
+	size_t *cand;
+	size_t *feasible;
+	bool *pass, *unresolvable, *has;
+	const char **reason;
+	int64_t *score;
+};
+
 /* The working state of one cycle. */
 struct run {
 	const struct sched_cycle_in *in;
 	struct sched_cycle_out *out;
+	struct sched_cycle_ctx *ctx;
 	struct sched_pod_cycle pc;
+	struct sched_filter_run fr;
 	size_t *cand;      /* nodes the filters may look at */
 	size_t ncand;
 	size_t nall;       /* valid nodes */
 	size_t *feasible;  /* after filters, then after extenders */
 	size_t nfeasible;
 };
+
+struct sched_cycle_ctx *sched_cycle_ctx_new(void)
+{
+	struct sched_cycle_ctx *ctx = xcalloc(1, sizeof *ctx);
+
+	ctx->index = sched_scalar_index_new();
+	return ctx;
+}
+
+void sched_cycle_ctx_free(struct sched_cycle_ctx *ctx)
+{
+	if (ctx == NULL)
+		return;
+	sched_scalar_index_free(ctx->index);
+	free(ctx->cand);
+	free(ctx->feasible);
+	free(ctx->pass);
+	free(ctx->unresolvable);
+	free(ctx->has);
+	free(ctx->reason);
+	free(ctx->score);
+	free(ctx);
+}
+
+static void ctx_reserve(struct sched_cycle_ctx *ctx, size_t n)
+{
+	if (n < ctx->cap)
+		return;
+	ctx->cap = n + 1;
+	ctx->cand = xreallocarray(ctx->cand, ctx->cap, sizeof *ctx->cand);
+	ctx->feasible = xreallocarray(ctx->feasible, ctx->cap, sizeof *ctx->feasible);
+	ctx->pass = xreallocarray(ctx->pass, ctx->cap, sizeof *ctx->pass);
+	ctx->unresolvable = xreallocarray(ctx->unresolvable, ctx->cap, sizeof *ctx->unresolvable);
+	ctx->has = xreallocarray(ctx->has, ctx->cap, sizeof *ctx->has);
+	ctx->reason = xreallocarray(ctx->reason, ctx->cap, sizeof *ctx->reason);
+	ctx->score = xreallocarray(ctx->score, ctx->cap, sizeof *ctx->score);
+}
+
+/* An extender's reason texts stay put until its call ends: remembered by
+ * address, a text many nodes share is interned once, not hashed per node. */
+#define TEXT_MEMO 16
+
+struct text_memo {
+	const char *from[TEXT_MEMO];
+	const char *to[TEXT_MEMO];
+};
+
+static const char *intern_memo(struct text_memo *m, struct sched_reasons *r, const char *text)
+{
+	size_t k = (size_t)(((uint64_t)(uintptr_t)text * UINT64_C(0x9E3779B97F4A7C15)) >> 60);
+
+	if (m->from[k] != text) {
+		m->from[k] = text;
+		m->to[k] = sched_reasons_intern(r, text);
+	}
+	return m->to[k];
+}
+
+/* Node at is rejected for text (static or interned in out->reasons). */
+static void reject(struct run *r, size_t at, enum sched_code code, const char *plugin,
+		   const char *text)
+{
+	sched_status_add(r->out->reasons, &r->out->status[at], code, plugin, &text, 1, false);
+}
 
 static void fail(struct run *r, enum sched_outcome o, const char *msg)
 {
@@ -51,12 +131,11 @@ static bool prefilter(struct run *r)
 	bool restricted = in->profile->filter[SCHED_NODE_AFFINITY] &&
 			  sched_affinity_node_names(in->pod, &names, &nnames);
 
-	r->cand = xcalloc(in->nnodes + 1, sizeof *r->cand);
 	if (restricted && nnames == 0) {
 		free(names);
 		for (i = 0; i < in->nnodes; i++)
-			sched_status_reject(&r->out->status[i], SCHED_UNSCHEDULABLE_UNRESOLVABLE,
-					    "NodeAffinity", AFFINITY_CONFLICT);
+			reject(r, i, SCHED_UNSCHEDULABLE_UNRESOLVABLE, "NodeAffinity",
+			       AFFINITY_CONFLICT);
 		return false;
 	}
 	for (i = 0; i < in->nnodes; i++) {
@@ -64,8 +143,8 @@ static bool prefilter(struct run *r)
 			continue;
 		if (restricted && !name_in(names, nnames, in->nodes[i].name)) {
 			r->out->stage[i] = SCHED_PREFILTERED;
-			sched_status_reject(&r->out->status[i], SCHED_UNSCHEDULABLE_UNRESOLVABLE,
-					    "NodeAffinity", PREFILTER_REJECT);
+			reject(r, i, SCHED_UNSCHEDULABLE_UNRESOLVABLE, "NodeAffinity",
+			       PREFILTER_REJECT);
 			continue;
 		}
 		r->cand[r->ncand++] = i;
@@ -120,17 +199,18 @@ static int64_t nodes_to_find(struct run *r, const size_t *ext, size_t next)
 static void run_filters(struct run *r, int64_t k)
 {
 	const struct sched_cycle_in *in = r->in;
-	size_t i, processed = 0;
+	size_t i, processed = 0, next = r->ncand > 0 ? in->start % r->ncand : 0;
 
-	r->feasible = xcalloc(r->ncand + 1, sizeof *r->feasible);
 	for (i = 0; i < r->ncand && (int64_t)r->nfeasible < k; i++) {
-		size_t at = r->cand[(in->start + i) % r->ncand];
+		/* cand[(start + i) % ncand], without a division a node. */
+		size_t at = r->cand[next];
 		struct sched_status *st = &r->out->status[at];
 
+		next = next + 1 == r->ncand ? 0 : next + 1;
 		processed++;
 		if (!in->nodes[at].cpu_known)
 			r->out->approximate = true;
-		sched_filter_node(&r->pc, &in->nodes[at], st);
+		sched_filter_run_node(&r->fr, in->nodes, at, st);
 		if (st->code == SCHED_SUCCESS) {
 			r->out->stage[at] = SCHED_FEASIBLE;
 			r->feasible[r->nfeasible++] = at;
@@ -150,12 +230,17 @@ static bool extender_filter(struct run *r, size_t ext)
 	struct sched_ext_filter f;
 	struct errmsg msg = { { 0 } };
 	size_t n = r->nfeasible, i, kept = 0;
+	struct text_memo memo;
 	bool ok;
 
-	f.pass = xcalloc(n, sizeof *f.pass);
-	f.reason = xcalloc(n, sizeof *f.reason);
-	f.unresolvable = xcalloc(n, sizeof *f.unresolvable);
+	f.pass = r->ctx->pass;
+	f.reason = r->ctx->reason;
+	f.unresolvable = r->ctx->unresolvable;
+	memset(f.pass, 0, n * sizeof *f.pass);
+	memset(f.reason, 0, n * sizeof *f.reason);
+	memset(f.unresolvable, 0, n * sizeof *f.unresolvable);
 	f.echoed = false;
+	memset(&memo, 0, sizeof memo);
 	ok = r->in->ops->filter == NULL ||
 	     r->in->ops->filter(r->in->ops->arg, ext, r->in->pod, r->in->nodes, r->feasible,
 				n, &f, &msg) == ERR_OK;
@@ -172,20 +257,17 @@ static bool extender_filter(struct run *r, size_t ext)
 				continue;
 			}
 			r->out->stage[at] = SCHED_EXTENDER_FILTERED;
-			if (f.reason[i] != NULL)
-				sched_status_reject(&r->out->status[at],
-						    f.unresolvable[i] ? SCHED_UNSCHEDULABLE_UNRESOLVABLE
-								      : SCHED_UNSCHEDULABLE,
-						    "Extender", f.reason[i]);
-			else
+			if (f.reason[i] == NULL) {
 				r->out->status[at].code = SCHED_UNSCHEDULABLE;
+				continue;
+			}
+			reject(r, at, f.unresolvable[i] ? SCHED_UNSCHEDULABLE_UNRESOLVABLE
+							: SCHED_UNSCHEDULABLE,
+			       "Extender", intern_memo(&memo, r->out->reasons, f.reason[i]));
 		}
 		r->nfeasible = kept;
 		r->out->fresh = r->out->fresh || f.echoed;
 	}
-	free(f.pass);
-	free(f.reason);
-	free(f.unresolvable);
 	return ok || e->ignorable;
 }
 
@@ -208,8 +290,8 @@ static bool run_extender_filters(struct run *r, const size_t *ext, size_t next)
 static void run_extender_scores(struct run *r, const size_t *ext, size_t next)
 {
 	size_t n = r->nfeasible, i, j;
-	int64_t *score = xcalloc(n, sizeof *score);
-	bool *has = xcalloc(n, sizeof *has);
+	int64_t *score = r->ctx->score;
+	bool *has = r->ctx->has;
 
 	for (i = 0; i < next; i++) {
 		const struct sched_extender *e = &r->in->config->extenders[ext[i]];
@@ -233,8 +315,6 @@ static void run_extender_scores(struct run *r, const size_t *ext, size_t next)
 			if (has[j])
 				sched_add_extender_score(&r->out->scores[j], score[j], weight);
 	}
-	free(score);
-	free(has);
 }
 
 static void run_scores(struct run *r, const size_t *ext, size_t next)
@@ -286,6 +366,17 @@ static void decide(struct run *r, const size_t *ext, size_t next)
 enum sched_outcome sched_schedule_one(const struct sched_cycle_in *in,
 				      struct sched_cycle_out *out)
 {
+	struct sched_cycle_ctx *ctx = sched_cycle_ctx_new();
+	enum sched_outcome o = sched_schedule_one_ctx(in, ctx, out);
+
+	sched_cycle_ctx_free(ctx);
+	return o;
+}
+
+enum sched_outcome sched_schedule_one_ctx(const struct sched_cycle_in *in,
+					  struct sched_cycle_ctx *ctx,
+					  struct sched_cycle_out *out)
+{
 	struct run r;
 	size_t *ext, next, i;
 
@@ -293,18 +384,25 @@ enum sched_outcome sched_schedule_one(const struct sched_cycle_in *in,
 	memset(&r, 0, sizeof r);
 	r.in = in;
 	r.out = out;
+	r.ctx = ctx;
 	out->nnodes = in->nnodes;
 	out->stage = xcalloc(in->nnodes + 1, sizeof *out->stage);
 	out->status = xcalloc(in->nnodes + 1, sizeof *out->status);
+	out->reasons = sched_reasons_new();
 	for (i = 0; i < in->nnodes; i++)
 		r.nall += in->nodes[i].invalid == NULL;
 	if (r.nall == 0) {
 		fail(&r, SCHED_ERROR, NO_NODES);
 		return out->outcome;
 	}
+	ctx_reserve(ctx, in->nnodes);
+	sched_scalar_index_sync(ctx->index, in->nodes, in->nnodes);
+	r.cand = ctx->cand;
+	r.feasible = ctx->feasible;
 	ext = xcalloc((in->config != NULL ? in->config->nextenders : 0) + 1, sizeof *ext);
 	next = extender_order(in, ext);
 	sched_pod_cycle_init(&r.pc, in->profile, in->version, in->pod);
+	sched_filter_run_init(&r.fr, &r.pc, out->reasons, ctx->index, false);
 	if (!prefilter(&r)) {
 		out->outcome = SCHED_NO_FIT;
 		out->message = sched_fit_error(out->status, out->nnodes, r.nall, AFFINITY_CONFLICT);
@@ -314,9 +412,8 @@ enum sched_outcome sched_schedule_one(const struct sched_cycle_in *in,
 		if (run_extender_filters(&r, ext, next))
 			decide(&r, ext, next);
 	}
+	sched_filter_run_cleanup(&r.fr);
 	sched_pod_cycle_cleanup(&r.pc);
-	free(r.cand);
-	free(r.feasible);
 	free(ext);
 	return out->outcome;
 }
@@ -325,9 +422,12 @@ void sched_cycle_out_cleanup(struct sched_cycle_out *out)
 {
 	size_t i;
 
+	/* A cycle's statuses borrow from out->reasons: none owns anything. */
 	for (i = 0; out->status != NULL && i < out->nnodes; i++)
-		sched_status_cleanup(&out->status[i]);
+		if (out->status[i].owned)
+			sched_status_cleanup(&out->status[i]);
 	free(out->status);
+	sched_reasons_free(out->reasons);
 	free(out->stage);
 	free(out->scores);
 	free(out->tied);

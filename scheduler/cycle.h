@@ -102,6 +102,7 @@ struct sched_cycle_out {
 	size_t nnodes;          /* = in->nnodes */
 	enum sched_stage *stage;      /* nnodes */
 	struct sched_status *status;  /* nnodes: why a node was rejected */
+	struct sched_reasons *reasons; /* the statuses' reasons live here */
 	struct sched_node_score *scores; /* nscores, when scored */
 	size_t nscores;
 	char *message;          /* SCHED_NO_FIT: FitError; SCHED_ERROR: the error */
@@ -112,6 +113,21 @@ struct sched_cycle_out {
 enum sched_outcome sched_schedule_one(const struct sched_cycle_in *in,
 				      struct sched_cycle_out *out);
 void sched_cycle_out_cleanup(struct sched_cycle_out *out);
+
+/* What the cycles of one simulation share: the scalar index of its nodes
+ * (scheduler/scalar_index.h: the nodes may gain pods between cycles, any
+ * other change to their resources wants a new context) and the cycle's
+ * working arrays, so that a cycle over thousands of nodes neither compares
+ * resource names nor allocates per node. */
+struct sched_cycle_ctx;
+
+struct sched_cycle_ctx *sched_cycle_ctx_new(void);
+void sched_cycle_ctx_free(struct sched_cycle_ctx *ctx);
+
+/* sched_schedule_one with ctx. */
+enum sched_outcome sched_schedule_one_ctx(const struct sched_cycle_in *in,
+					  struct sched_cycle_ctx *ctx,
+					  struct sched_cycle_out *out);
 
 /* The score of node index `node` in out->scores, or NULL. */
 const struct sched_node_score *sched_cycle_score(const struct sched_cycle_out *out,

@@ -15,38 +15,34 @@
 #define REASON_AFFINITY "node(s) didn't match Pod's node affinity/selector"
 #define REASON_TOO_MANY_PODS "Too many pods"
 
-/* A reason is short; one built from a hostile taint is cut, not lost. */
+#define INSUFFICIENT "Insufficient "
+
+/* A reason is short; one built from a hostile taint or resource name is
+ * cut, not lost. */
 #define REASON_MAX 512
 
-void sched_status_cleanup(struct sched_status *st)
-{
-	size_t i;
+struct sched_fit_want {
+	const char *name;
+	int64_t amount;
+	size_t column;            /* in the run's index */
+	const char *insufficient; /* interned in the run's reasons */
+};
 
-	for (i = 0; i < st->nreasons; i++)
-		free(st->reasons[i]);
-	free(st->reasons);
-	memset(st, 0, sizeof *st);
-}
-
-void sched_status_reject(struct sched_status *st, enum sched_code code,
-			 const char *plugin, const char *reason)
+/* The node being filtered fails with code under plugin (static) for
+ * reason (static or interned in fr->reasons). */
+static void reject(struct sched_filter_run *fr, enum sched_code code,
+		   enum sched_plugin plugin, const char *reason)
 {
-	if (code > st->code)
-		st->code = code;
-	if (st->plugin == NULL)
-		st->plugin = plugin;
-	st->reasons = xreallocarray(st->reasons, st->nreasons + 1, sizeof *st->reasons);
-	st->reasons[st->nreasons++] = xstrdup(reason);
+	if (code > fr->code)
+		fr->code = code;
+	if (fr->plugin == NULL)
+		fr->plugin = sched_plugin_info(plugin)->name;
+	fr->held[fr->nheld++] = reason;
 }
 
 static bool enabled(const struct sched_pod_cycle *c, enum sched_plugin p)
 {
 	return c->profile->filter[p];
-}
-
-static const char *name_of(enum sched_plugin p)
-{
-	return sched_plugin_info(p)->name;
 }
 
 static bool unschedulable_fails(const struct sched_pod *pod, const struct sched_node *node)
@@ -57,53 +53,108 @@ static bool unschedulable_fails(const struct sched_pod *pod, const struct sched_
 	return node->unschedulable && !sched_pod_tolerates(pod, &cordon);
 }
 
-static void taint_reason(const struct sched_pod_cycle *c, const struct sched_taint *t,
-			 struct sched_status *st)
+static void taint_reason(struct sched_filter_run *fr, const struct sched_taint *t)
 {
 	char buf[REASON_MAX];
 	struct textbuf b;
 
-	if (!sched_taint_reason_names_taint(c->version)) {
-		sched_status_reject(st, SCHED_UNSCHEDULABLE_UNRESOLVABLE,
-				    name_of(SCHED_TAINT_TOLERATION), REASON_TAINTS);
+	if (!sched_taint_reason_names_taint(fr->pc->version)) {
+		reject(fr, SCHED_UNSCHEDULABLE_UNRESOLVABLE, SCHED_TAINT_TOLERATION, REASON_TAINTS);
 		return;
 	}
 	/* fmt.Sprintf("node(s) had untolerated taint {%s: %s}", key, value) */
 	textbuf_init_fixed(&b, buf, sizeof buf);
 	textbuf_printf(&b, "node(s) had untolerated taint {%s: %s}", t->key, t->value);
-	sched_status_reject(st, SCHED_UNSCHEDULABLE_UNRESOLVABLE,
-			    name_of(SCHED_TAINT_TOLERATION), textbuf_str(&b));
+	reject(fr, SCHED_UNSCHEDULABLE_UNRESOLVABLE, SCHED_TAINT_TOLERATION,
+	       sched_reasons_intern(fr->reasons, textbuf_str(&b)));
 }
 
-void sched_filter_node(const struct sched_pod_cycle *c,
-		       const struct sched_node *node, struct sched_status *st)
+/* One resource's check: the request exceeds what is left. From 1.34 a
+ * request beyond the whole allocatable is unresolvable. */
+static void check(struct sched_filter_run *fr, const char *insufficient, int64_t want,
+		  int64_t alloc, int64_t used)
 {
+	enum sched_code code = SCHED_UNSCHEDULABLE;
+
+	/* alloc - used cannot wrap: both are 0..INT64_MAX. */
+	if (want <= 0 || want <= alloc - used)
+		return;
+	if (fr->pc->version >= SCHED_V1_34 && want > alloc)
+		code = SCHED_UNSCHEDULABLE_UNRESOLVABLE;
+	reject(fr, code, SCHED_NODE_RESOURCES_FIT, insufficient);
+}
+
+/* NodeResourcesFit's fitsRequest, with the profile's ignored resources and
+ * groups left out of fr->wants. */
+static void fit_filter(struct sched_filter_run *fr, const struct sched_node *node, size_t i)
+{
+	const struct sched_resources *req = &fr->pc->request;
+	const struct sched_resources *alloc = &node->allocatable;
+	const struct sched_resources *used = &node->requested;
+	size_t k;
+
+	/* len(pods) + 1 > allowed, without the + 1 overflowing. */
+	if (node->npods >= alloc->pods)
+		reject(fr, SCHED_UNSCHEDULABLE, SCHED_NODE_RESOURCES_FIT, REASON_TOO_MANY_PODS);
+	if (node->cpu_known)
+		check(fr, INSUFFICIENT "cpu", req->milli_cpu, alloc->milli_cpu, used->milli_cpu);
+	check(fr, INSUFFICIENT "memory", req->memory, alloc->memory, used->memory);
+	check(fr, INSUFFICIENT "ephemeral-storage", req->ephemeral_storage,
+	      alloc->ephemeral_storage, used->ephemeral_storage);
+	/* Upstream walks a Go map, in random order; sorted names here. */
+	for (k = 0; k < fr->nwants; k++) {
+		const struct sched_fit_want *w = &fr->wants[k];
+		int64_t a, u;
+
+		if (fr->index != NULL) {
+			sched_scalar_index_amounts(fr->index, i, w->column, &a, &u);
+		} else {
+			a = sched_resources_get(alloc, w->name, NULL);
+			u = sched_resources_get(used, w->name, NULL);
+		}
+		check(fr, w->insufficient, w->amount, a, u);
+	}
+}
+
+static void filters(struct sched_filter_run *fr, const struct sched_node *node, size_t i)
+{
+	const struct sched_pod_cycle *c = fr->pc;
 	const struct sched_pod *pod = c->pod;
 	const struct sched_taint *taint;
 
 	if (enabled(c, SCHED_NODE_UNSCHEDULABLE) && unschedulable_fails(pod, node)) {
-		sched_status_reject(st, SCHED_UNSCHEDULABLE_UNRESOLVABLE,
-				    name_of(SCHED_NODE_UNSCHEDULABLE), REASON_UNSCHEDULABLE);
+		reject(fr, SCHED_UNSCHEDULABLE_UNRESOLVABLE, SCHED_NODE_UNSCHEDULABLE,
+		       REASON_UNSCHEDULABLE);
 		return;
 	}
 	if (enabled(c, SCHED_NODE_NAME) && pod->node_name != NULL &&
 	    pod->node_name[0] != '\0' && strcmp(pod->node_name, node->name) != 0) {
-		sched_status_reject(st, SCHED_UNSCHEDULABLE_UNRESOLVABLE,
-				    name_of(SCHED_NODE_NAME), REASON_NODE_NAME);
+		reject(fr, SCHED_UNSCHEDULABLE_UNRESOLVABLE, SCHED_NODE_NAME, REASON_NODE_NAME);
 		return;
 	}
 	taint = enabled(c, SCHED_TAINT_TOLERATION) ? sched_untolerated_taint(node, pod) : NULL;
 	if (taint != NULL) {
-		taint_reason(c, taint, st);
+		taint_reason(fr, taint);
 		return;
 	}
 	if (enabled(c, SCHED_NODE_AFFINITY) && !sched_required_affinity_matches(pod, node)) {
-		sched_status_reject(st, SCHED_UNSCHEDULABLE_UNRESOLVABLE,
-				    name_of(SCHED_NODE_AFFINITY), REASON_AFFINITY);
+		reject(fr, SCHED_UNSCHEDULABLE_UNRESOLVABLE, SCHED_NODE_AFFINITY, REASON_AFFINITY);
 		return;
 	}
 	if (enabled(c, SCHED_NODE_RESOURCES_FIT))
-		sched_fit_filter(c, node, st);
+		fit_filter(fr, node, i);
+}
+
+void sched_filter_run_node(struct sched_filter_run *fr, const struct sched_node *nodes,
+			   size_t i, struct sched_status *st)
+{
+	fr->code = SCHED_SUCCESS;
+	fr->plugin = NULL;
+	fr->nheld = 0;
+	filters(fr, &nodes[i], i);
+	if (fr->nheld > 0)
+		sched_status_add(fr->reasons, st, fr->code, fr->plugin, fr->held, fr->nheld,
+				 fr->own_copies);
 }
 
 static bool listed(char *const *v, size_t n, const char *s, size_t len)
@@ -122,8 +173,6 @@ static bool ignored(const struct sched_profile *p, const char *name)
 {
 	const char *slash;
 
-	/* The name check costs more than the lists: it runs for every scalar
-	 * of every node a simulation filters. */
 	if (p->nignored_resources == 0 && p->nignored_groups == 0)
 		return false;
 	if (!sched_name_is_extended(name))
@@ -135,64 +184,58 @@ static bool ignored(const struct sched_profile *p, const char *name)
 	       listed(p->ignored_groups, p->nignored_groups, name, (size_t)(slash - name));
 }
 
-/* One resource's check: the request exceeds what is left. From 1.34 a
- * request beyond the whole allocatable is unresolvable. */
-static void check(const struct sched_pod_cycle *c, const char *name, int64_t want,
-		  int64_t alloc, int64_t used, struct sched_status *st)
-{
-	char buf[REASON_MAX];
-	struct textbuf b;
-	enum sched_code code = SCHED_UNSCHEDULABLE;
-
-	/* alloc - used cannot wrap: both are 0..INT64_MAX. */
-	if (want <= 0 || want <= alloc - used)
-		return;
-	if (c->version >= SCHED_V1_34 && want > alloc)
-		code = SCHED_UNSCHEDULABLE_UNRESOLVABLE;
-	textbuf_init_fixed(&b, buf, sizeof buf);
-	textbuf_adds(&b, "Insufficient ");
-	textbuf_adds(&b, name);
-	sched_status_reject(st, code, name_of(SCHED_NODE_RESOURCES_FIT), textbuf_str(&b));
-}
-
-/* The amount of scalar name in r (0 when absent), searching from *at on;
- * names asked in increasing order leave *at where the next search starts. */
-static int64_t scalar_after(const struct sched_resources *r, const char *name, size_t *at)
-{
-	int c = 1;
-
-	while (*at < r->nscalars && (c = strcmp(r->scalars[*at].name, name)) < 0)
-		(*at)++;
-	return *at < r->nscalars && c == 0 ? r->scalars[*at].value : 0;
-}
-
-void sched_fit_filter(const struct sched_pod_cycle *c,
-		      const struct sched_node *node, struct sched_status *st)
+void sched_filter_run_init(struct sched_filter_run *fr, const struct sched_pod_cycle *c,
+			   struct sched_reasons *reasons,
+			   const struct sched_scalar_index *index, bool own_copies)
 {
 	const struct sched_resources *req = &c->request;
-	const struct sched_resources *alloc = &node->allocatable;
-	const struct sched_resources *used = &node->requested;
-	size_t i, a = 0, u = 0;
+	size_t k;
 
-	/* len(pods) + 1 > allowed, without the + 1 overflowing. */
-	if (node->npods >= alloc->pods)
-		sched_status_reject(st, SCHED_UNSCHEDULABLE, name_of(SCHED_NODE_RESOURCES_FIT),
-				    REASON_TOO_MANY_PODS);
-	if (node->cpu_known)
-		check(c, "cpu", req->milli_cpu, alloc->milli_cpu, used->milli_cpu, st);
-	check(c, "memory", req->memory, alloc->memory, used->memory, st);
-	check(c, "ephemeral-storage", req->ephemeral_storage, alloc->ephemeral_storage,
-	      used->ephemeral_storage, st);
-	/* Upstream walks a Go map, in random order; sorted names here. All
-	 * three lists are sorted by name: one merge walk finds the amounts. */
-	for (i = 0; i < req->nscalars; i++) {
-		const char *name = req->scalars[i].name;
+	memset(fr, 0, sizeof *fr);
+	fr->pc = c;
+	fr->reasons = reasons;
+	fr->index = index;
+	fr->own_copies = own_copies;
+	fr->wants = xcalloc(req->nscalars + 1, sizeof *fr->wants);
+	for (k = 0; k < req->nscalars; k++) {
+		struct sched_fit_want *w = &fr->wants[fr->nwants];
+		char buf[REASON_MAX];
+		struct textbuf b;
 
-		if (req->scalars[i].value == 0 || ignored(c->profile, name))
+		if (req->scalars[k].value == 0 || ignored(c->profile, req->scalars[k].name))
 			continue;
-		check(c, name, req->scalars[i].value, scalar_after(alloc, name, &a),
-		      scalar_after(used, name, &u), st);
+		w->name = req->scalars[k].name;
+		w->amount = req->scalars[k].value;
+		w->column = index != NULL ? sched_scalar_index_column(index, w->name)
+					  : SCHED_NO_COLUMN;
+		textbuf_init_fixed(&b, buf, sizeof buf);
+		textbuf_adds(&b, INSUFFICIENT);
+		textbuf_adds(&b, w->name);
+		w->insufficient = sched_reasons_intern(reasons, textbuf_str(&b));
+		fr->nwants++;
 	}
+	/* The most one node gets: NodeResourcesFit's pods, cpu, memory,
+	 * ephemeral-storage and every scalar; any other filter gives one. */
+	fr->held = xcalloc(fr->nwants + 4, sizeof *fr->held);
+}
+
+void sched_filter_run_cleanup(struct sched_filter_run *fr)
+{
+	free(fr->wants);
+	free(fr->held);
+	memset(fr, 0, sizeof *fr);
+}
+
+void sched_filter_node(const struct sched_pod_cycle *c,
+		       const struct sched_node *node, struct sched_status *st)
+{
+	struct sched_reasons *reasons = sched_reasons_new();
+	struct sched_filter_run fr;
+
+	sched_filter_run_init(&fr, c, reasons, NULL, true);
+	sched_filter_run_node(&fr, node, 0, st);
+	sched_filter_run_cleanup(&fr);
+	sched_reasons_free(reasons);
 }
 
 /* The names one term's matchFields metadata.name In allow: the

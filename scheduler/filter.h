@@ -22,40 +22,46 @@
 
 #include "scheduler/node_view.h"
 #include "scheduler/pod_cycle.h"
-
-enum sched_code {
-	SCHED_SUCCESS,
-	SCHED_UNSCHEDULABLE,            /* preemption might help */
-	SCHED_UNSCHEDULABLE_UNRESOLVABLE /* it would not */
-};
-
-/* A node's status: which filter (or extender, or PreFilter) rejected it and
- * its reasons, each counted separately in the FitError message. */
-struct sched_status {
-	enum sched_code code;
-	/* "NodeAffinity", "Extender", ...: a name of static storage, not
-	 * copied (a simulation rejects thousands of nodes a pod); NULL on
-	 * success. */
-	const char *plugin;
-	char **reasons;
-	size_t nreasons;
-};
-
-void sched_status_cleanup(struct sched_status *st);
-/* Marks st rejected by plugin (static storage, kept as given) with code (the
- * more severe code wins) and adds one reason (copied). */
-void sched_status_reject(struct sched_status *st, enum sched_code code,
-			 const char *plugin, const char *reason);
+#include "scheduler/scalar_index.h"
+#include "scheduler/status.h"
 
 /* Runs the profile's modelled filters on node; st (zeroed by the caller)
- * stays SCHED_SUCCESS when the node fits. */
+ * stays SCHED_SUCCESS when the node fits, else owns its reasons. */
 void sched_filter_node(const struct sched_pod_cycle *c,
 		       const struct sched_node *node, struct sched_status *st);
 
-/* NodeResourcesFit's fitsRequest alone, with the profile's ignored
- * resources and groups. */
-void sched_fit_filter(const struct sched_pod_cycle *c,
-		      const struct sched_node *node, struct sched_status *st);
+/* NodeResourcesFit's view of one scalar the pod requests (filter.c). */
+struct sched_fit_want;
+
+/* The filters of one pod over many nodes, with what they need worked out
+ * once: the scalars NodeResourcesFit checks (the pod's non-zero requests
+ * less the profile's ignored ones), each resolved to an index column and
+ * with its "Insufficient" text, and room for one node's reasons. */
+struct sched_filter_run {
+	const struct sched_pod_cycle *pc;
+	struct sched_reasons *reasons;
+	const struct sched_scalar_index *index;
+	bool own_copies;
+	struct sched_fit_want *wants;
+	size_t nwants;
+	/* The node being filtered: its code, plugin and reasons so far. */
+	enum sched_code code;
+	const char *plugin;
+	const char **held;
+	size_t nheld;
+};
+
+/* Borrows c, reasons (where the statuses' reasons go: texts interned
+ * there, arrays cut from it unless own_copies) and index (in sync with the
+ * nodes to filter; NULL: scalars are found by name). */
+void sched_filter_run_init(struct sched_filter_run *fr, const struct sched_pod_cycle *c,
+			   struct sched_reasons *reasons,
+			   const struct sched_scalar_index *index, bool own_copies);
+void sched_filter_run_cleanup(struct sched_filter_run *fr);
+
+/* sched_filter_node on nodes[i] (i as in the index), into st. */
+void sched_filter_run_node(struct sched_filter_run *fr, const struct sched_node *nodes,
+			   size_t i, struct sched_status *st);
 
 /* NodeAffinity's PreFilter: when every required term has matchFields
  * metadata.name In, only the union of those names can fit. Returns false

@@ -120,11 +120,6 @@ int64_t sched_requested_to_capacity(const int64_t *req, const int64_t *alloc,
 	return (int64_t)round((double)score / (double)sum);
 }
 
-static bool is_named(const char *name, const char *want)
-{
-	return strcmp(name, want) == 0;
-}
-
 void sched_resource_vectors(const struct sched_pod_cycle *c,
 			    const struct sched_node *node, bool balanced,
 			    bool fresh, int64_t *req, int64_t *alloc)
@@ -132,6 +127,7 @@ void sched_resource_vectors(const struct sched_pod_cycle *c,
 	const struct sched_profile *p = c->profile;
 	const struct sched_resource_weight *w = balanced ? p->balanced_resources : p->fit_resources;
 	const int64_t *pod = balanced ? c->balanced_request : c->fit_request;
+	const unsigned char *kind = balanced ? c->balanced_kind : c->fit_kind;
 	size_t i, n = balanced ? p->nbalanced_resources : p->nfit_resources;
 	int64_t cpu_used = balanced ? node->requested.milli_cpu : node->nonzero_milli_cpu;
 	int64_t mem_used = balanced ? node->requested.memory : node->nonzero_memory;
@@ -141,24 +137,31 @@ void sched_resource_vectors(const struct sched_pod_cycle *c,
 	if (fresh)
 		cpu_used = mem_used = 0;
 	for (i = 0; i < n; i++) {
-		const char *name = w[i].name;
 		bool present = false;
 
 		alloc[i] = req[i] = 0;
-		if (pod[i] == 0 && sched_name_is_scalar(name))
-			continue;
-		if (is_named(name, "cpu")) {
+		switch ((enum sched_resource_kind)kind[i]) {
+		case SCHED_KIND_CPU:
 			alloc[i] = node->cpu_known ? node->allocatable.milli_cpu : 0;
 			req[i] = i64_add_sat(cpu_used, pod[i]);
-		} else if (is_named(name, "memory")) {
+			break;
+		case SCHED_KIND_MEMORY:
 			alloc[i] = node->allocatable.memory;
 			req[i] = i64_add_sat(mem_used, pod[i]);
-		} else if (is_named(name, "ephemeral-storage")) {
+			break;
+		case SCHED_KIND_EPHEMERAL:
 			alloc[i] = node->allocatable.ephemeral_storage;
 			req[i] = i64_add_sat(used->ephemeral_storage, pod[i]);
-		} else if (sched_name_is_scalar(name)) {
-			alloc[i] = sched_resources_get(&node->allocatable, name, &present);
-			req[i] = present ? i64_add_sat(sched_resources_get(used, name, NULL), pod[i]) : 0;
+			break;
+		case SCHED_KIND_SCALAR:
+			if (pod[i] == 0)
+				continue;
+			alloc[i] = sched_resources_get(&node->allocatable, w[i].name, &present);
+			req[i] = present ? i64_add_sat(sched_resources_get(used, w[i].name, NULL), pod[i])
+					 : 0;
+			break;
+		case SCHED_KIND_OTHER:
+			break;
 		}
 		/* score(): a resource without allocatable is not scored. */
 		if (alloc[i] == 0)

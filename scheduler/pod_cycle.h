@@ -14,6 +14,14 @@
 #include "scheduler/resources.h"
 #include "scheduler/version.h"
 
+enum sched_resource_kind {
+	SCHED_KIND_CPU,
+	SCHED_KIND_MEMORY,
+	SCHED_KIND_EPHEMERAL,
+	SCHED_KIND_SCALAR,
+	SCHED_KIND_OTHER, /* neither: never scored */
+};
+
 struct sched_pod_cycle {
 	const struct sched_profile *profile;
 	enum sched_version version;
@@ -24,6 +32,9 @@ struct sched_pod_cycle {
 	int64_t *fit_request;
 	/* One per profile->balanced_resources: plain R(pod). */
 	int64_t *balanced_request;
+	/* What each of those resources is (enum sched_resource_kind), so
+	 * that scoring thousands of nodes does not classify names. */
+	unsigned char *fit_kind, *balanced_kind;
 	/* BalancedAllocation's PreScore returned Skip (1.33+, all of
 	 * balanced_request 0). */
 	bool balanced_skip;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "select.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,6 +81,45 @@ struct reason_count {
 	size_t count;
 };
 
+/* The distinct reason pointers and their counts: open addressing on the
+ * pointer, a power-of-two capacity at most half full. */
+struct counts {
+	struct reason_count *slots;
+	size_t cap, n;
+};
+
+static size_t slot_of(const struct counts *c, const char *text)
+{
+	/* Fibonacci hashing: neighbouring addresses land far apart. */
+	size_t i = (size_t)(((uint64_t)(uintptr_t)text * UINT64_C(0x9E3779B97F4A7C15)) >> 32);
+
+	for (i &= c->cap - 1; c->slots[i].text != NULL && c->slots[i].text != text;
+	     i = (i + 1) & (c->cap - 1))
+		;
+	return i;
+}
+
+static void count(struct counts *c, const char *text, size_t k)
+{
+	size_t i;
+
+	if (2 * (c->n + 1) > c->cap) {
+		struct counts bigger = { xcalloc(2 * c->cap, sizeof *c->slots), 2 * c->cap, 0 };
+
+		for (i = 0; i < c->cap; i++)
+			if (c->slots[i].text != NULL)
+				count(&bigger, c->slots[i].text, c->slots[i].count);
+		free(c->slots);
+		*c = bigger;
+	}
+	i = slot_of(c, text);
+	if (c->slots[i].text == NULL) {
+		c->slots[i].text = text;
+		c->n++;
+	}
+	c->slots[i].count += k;
+}
+
 static int cmp_count(const void *a, const void *b)
 {
 	return strcmp(((const struct reason_count *)a)->text, ((const struct reason_count *)b)->text);
@@ -88,40 +128,49 @@ static int cmp_count(const void *a, const void *b)
 char *sched_fit_error(const struct sched_status *status, size_t n, size_t nall,
 		      const char *prefilter)
 {
+	struct counts c = { xcalloc(16, sizeof *c.slots), 16, 0 };
 	struct textbuf b, entry;
-	struct reason_count *runs = NULL;
 	char **entries = NULL;
-	size_t nruns = 0, nentries = 0, i, j;
+	const char *last = NULL;
+	size_t nentries = 0, run = 0, i, j;
 
 	textbuf_init(&b, FIT_ERROR_MAX);
 	textbuf_printf(&b, "0/%zu nodes are available:", nall);
 	if (prefilter != NULL) {
+		free(c.slots);
 		textbuf_printf(&b, " %s.", prefilter);
 		return textbuf_take(&b, NULL);
 	}
+	/* A cycle's statuses share their texts (scheduler/status.h) and
+	 * neighbouring nodes mostly fail for the same one: counted by
+	 * pointer, in runs, so that only the few distinct texts are compared. */
 	for (i = 0; i < n; i++)
-		nruns += status[i].nreasons;
-	runs = xcalloc(nruns + 1, sizeof *runs);
-	/* Neighbouring nodes mostly fail for the same reason: counted in runs
-	 * first, so that thousands of equal texts are not sorted one by one. */
-	for (i = 0, nruns = 0; i < n; i++)
 		for (j = 0; j < status[i].nreasons; j++) {
-			if (nruns > 0 && strcmp(runs[nruns - 1].text, status[i].reasons[j]) == 0) {
-				runs[nruns - 1].count++;
+			if (status[i].reasons[j] == last) {
+				run++;
 				continue;
 			}
-			runs[nruns].text = status[i].reasons[j];
-			runs[nruns++].count = 1;
+			if (run > 0)
+				count(&c, last, run);
+			last = status[i].reasons[j];
+			run = 1;
 		}
-	qsort(runs, nruns, sizeof *runs, cmp_count);
-	entries = xcalloc(nruns + 1, sizeof *entries);
-	for (i = 0; i < nruns; i = j) {
-		size_t count = runs[i].count;
+	if (run > 0)
+		count(&c, last, run);
+	/* Equal texts at different addresses (an extender's reason that a
+	 * filter also gives) are one reason: sorted by text, runs merged. */
+	for (i = 0, j = 0; i < c.cap; i++)
+		if (c.slots[i].text != NULL)
+			c.slots[j++] = c.slots[i];
+	qsort(c.slots, c.n, sizeof *c.slots, cmp_count);
+	entries = xcalloc(c.n + 1, sizeof *entries);
+	for (i = 0; i < c.n; i = j) {
+		size_t total = c.slots[i].count;
 
-		for (j = i + 1; j < nruns && strcmp(runs[j].text, runs[i].text) == 0; j++)
-			count += runs[j].count;
+		for (j = i + 1; j < c.n && strcmp(c.slots[j].text, c.slots[i].text) == 0; j++)
+			total += c.slots[j].count;
 		textbuf_init(&entry, FIT_ERROR_MAX);
-		textbuf_printf(&entry, "%zu %s", count, runs[i].text);
+		textbuf_printf(&entry, "%zu %s", total, c.slots[i].text);
 		entries[nentries++] = textbuf_take(&entry, NULL);
 	}
 	/* Go's sort.Strings over "<count> <reason>": byte order, so "10 x"
@@ -135,6 +184,6 @@ char *sched_fit_error(const struct sched_status *status, size_t n, size_t nall,
 	if (nentries > 0)
 		textbuf_addc(&b, '.');
 	free(entries);
-	free(runs);
+	free(c.slots);
 	return textbuf_take(&b, NULL);
 }

@@ -64,6 +64,7 @@ struct sim_placer {
 	uint64_t *ask_ids;
 	struct decision_brief *briefs;
 	struct reasons reasons;
+	struct sched_cycle_ctx *cycle; /* the scheduler's index of the views */
 	struct sim_stats stats;
 };
 
@@ -107,6 +108,7 @@ struct sim_placer *sim_placer_new(struct sim_cluster *c, const struct sim_setup 
 	p->ask_inv = xcalloc(c->n + 1, sizeof *p->ask_inv);
 	p->ask_ids = xcalloc(c->n + 1, sizeof *p->ask_ids);
 	p->briefs = xcalloc(c->n + 1, sizeof *p->briefs);
+	p->cycle = sched_cycle_ctx_new();
 	return p;
 }
 
@@ -125,6 +127,7 @@ void sim_placer_free(struct sim_placer *p)
 	free(p->ask_inv);
 	free(p->ask_ids);
 	free(p->briefs);
+	sched_cycle_ctx_free(p->cycle);
 	free(p);
 }
 
@@ -387,7 +390,7 @@ void sim_place_one(struct sim_placer *p, const struct sched_pod *pod, struct sim
 			&s->config, profile, s->version, pod, p->c->views, p->c->n, p->start, &ops,
 		};
 
-		sched_schedule_one(&cin, &co);
+		sched_schedule_one_ctx(&cin, p->cycle, &co);
 	}
 	p->stats.cycles++;
 	p->start = co.next_start;
