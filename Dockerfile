@@ -22,6 +22,7 @@ COPY Makefile ./
 COPY base/ base/
 COPY topology/ topology/
 COPY scheduler/ scheduler/
+COPY dra/ dra/
 COPY extender/ extender/
 RUN make WERROR=1 bin/numa-extender \
  && ./bin/numa-extender version

@@ -38,6 +38,7 @@ TEST_LIBS  = $(shell pkg-config --libs $(TESTPKG) 2>/dev/null)
 BASE_SRC := $(sort $(wildcard base/*.c))
 TOPO_SRC := $(sort $(wildcard topology/*.c))
 SCHED_SRC:= $(sort $(wildcard scheduler/*.c))
+DRA_SRC  := $(sort $(wildcard dra/*.c))
 EXT_SRC  := $(filter-out extender/cmd/main.c,$(sort $(wildcard extender/*.c extender/*/*.c)))
 # tests/unit: modules called in process; tests/integration: serve and the
 # other commands run as processes, real sockets, the fake API server.
@@ -49,6 +50,7 @@ BENCH_SRC:= $(sort $(wildcard tests/bench/bench_*.c))
 BASE_OBJ := $(BASE_SRC:%.c=$(BUILD)/%.o)
 TOPO_OBJ := $(TOPO_SRC:%.c=$(BUILD)/%.o)
 SCHED_OBJ:= $(SCHED_SRC:%.c=$(BUILD)/%.o)
+DRA_OBJ  := $(DRA_SRC:%.c=$(BUILD)/%.o)
 EXT_OBJ  := $(EXT_SRC:%.c=$(BUILD)/%.o)
 HELP_OBJ := $(HELP_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -59,6 +61,7 @@ BENCH_BIN:= $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 LIBBASE := $(BUILD)/libbase.a
 LIBTOPO := $(BUILD)/libtopology.a
 LIBSCHED:= $(BUILD)/libscheduler.a
+LIBDRA  := $(BUILD)/libdra.a
 LIBEXT  := $(BUILD)/libextender.a
 BIN     := bin/numa-extender
 ifneq ($(BUILD),build)
@@ -88,6 +91,12 @@ $(BUILD)/scheduler/%.o: scheduler/%.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(TOPO_WARN) $(SCHED_FLAGS_$*) -c $< -o $@
 
+# dra/ (Dynamic Resource Allocation: the objects, CEL selectors, the
+# allocator's prediction) is pure too.
+$(BUILD)/dra/%.o: dra/%.c $(BUILD)/.flags
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(TOPO_WARN) -c $< -o $@
+
 $(BUILD)/base/%.o: base/%.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(TOPO_WARN) -c $< -o $@
@@ -112,23 +121,27 @@ $(LIBSCHED): $(SCHED_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+$(LIBDRA): $(DRA_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
 $(LIBEXT): $(EXT_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BIN): $(BUILD)/extender/cmd/main.o $(LIBEXT) $(LIBSCHED) $(LIBTOPO) $(LIBBASE)
+$(BIN): $(BUILD)/extender/cmd/main.o $(LIBEXT) $(LIBDRA) $(LIBSCHED) $(LIBTOPO) $(LIBBASE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(PKG_LIBS) -lpthread -lm
 
-$(UNIT_BIN): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(HELP_OBJ) $(LIBEXT) $(LIBSCHED) $(LIBTOPO) $(LIBBASE)
+$(UNIT_BIN): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(HELP_OBJ) $(LIBEXT) $(LIBDRA) $(LIBSCHED) $(LIBTOPO) $(LIBBASE)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LIBS) $(PKG_LIBS) -lpthread -lm
 
-$(INTEG_BIN): $(BUILD)/tests/%: $(BUILD)/tests/integration/%.o $(HELP_OBJ) $(LIBEXT) $(LIBSCHED) $(LIBTOPO) $(LIBBASE)
+$(INTEG_BIN): $(BUILD)/tests/%: $(BUILD)/tests/integration/%.o $(HELP_OBJ) $(LIBEXT) $(LIBDRA) $(LIBSCHED) $(LIBTOPO) $(LIBBASE)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(TEST_LIBS) $(PKG_LIBS) -lpthread -lm
 
-$(BUILD)/bench/%: tests/bench/%.c $(HELP_OBJ) $(LIBEXT) $(LIBSCHED) $(LIBTOPO) $(LIBBASE) $(BUILD)/.flags
+$(BUILD)/bench/%: tests/bench/%.c $(HELP_OBJ) $(LIBEXT) $(LIBDRA) $(LIBSCHED) $(LIBTOPO) $(LIBBASE) $(BUILD)/.flags
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -o $@ $< $(HELP_OBJ) $(LIBEXT) $(LIBSCHED) $(LIBTOPO) $(LIBBASE) $(PKG_LIBS) -lpthread -lm
+	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -o $@ $< $(HELP_OBJ) $(LIBEXT) $(LIBDRA) $(LIBSCHED) $(LIBTOPO) $(LIBBASE) $(PKG_LIBS) -lpthread -lm
 
 # The suite: every unit binary, then every integration binary; one closing
 # line "N passed, N failed". test-unit and test-integration run one half.
@@ -185,7 +198,7 @@ run: deps
 FUZZ_SECONDS ?= 30
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
-FUZZ_LIB_SRC := $(BASE_SRC) $(TOPO_SRC) $(SCHED_SRC) $(EXT_SRC) $(HELP_SRC)
+FUZZ_LIB_SRC := $(BASE_SRC) $(TOPO_SRC) $(SCHED_SRC) $(DRA_SRC) $(EXT_SRC) $(HELP_SRC)
 FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O1 -g -I. \
                -fno-sanitize-recover=all
 FUZZ_LIB := build-fuzz/libfuzzlib.a

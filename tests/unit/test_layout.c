@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The docs against the tree, so that they cannot drift from it unseen:
  *  - the layout block of docs/architecture.md names only folders and files
- *    that exist, and names every .c file under base/, topology/, scheduler/
+ *    that exist, and names every .c file under base/, topology/, scheduler/, dra/
  *    and extender/;
  *  - every file name ending in .c or .h that README.md, every .md file of docs/ and
  *    tests/fuzz/README.md mention is a file of the tree.
@@ -268,7 +268,7 @@ static void free_sources(void)
 		free(sources[--nsources]);
 }
 
-static const char *const code_roots[] = { "base", "topology", "scheduler", "extender" };
+static const char *const code_roots[] = { "base", "topology", "scheduler", "dra", "extender" };
 
 /* Every .c file under the code roots is named in its folder. */
 static void check_coverage(struct check *c)
@@ -384,7 +384,7 @@ static void check_mentions(struct check *c, const char *doc, const char *text)
 
 static void docs_name_only_files_that_exist(void **state)
 {
-	static const char *const roots[] = { "base", "topology", "scheduler", "extender", "tests" };
+	static const char *const roots[] = { "base", "topology", "scheduler", "dra", "extender", "tests" };
 	static struct tree_files docs;
 	static struct check c;
 	size_t i;
