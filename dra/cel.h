@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The subset of CEL that DRA device selectors use, with Kubernetes'
+ * semantics (k8s.io/dynamic-resource-allocation/cel): one variable,
+ * `device` (driver, attributes[domain][id], capacity[domain][id],
+ * allowMultipleAllocations). An expression outside the subset compiles to
+ * DRA_CEL_UNSUPPORTED: the caller then cannot predict the allocator on that
+ * node, and never guesses. */
+#ifndef DRA_CEL_H
+#define DRA_CEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/err.h"
+#include "dra/types.h"
+
+/* Longest expression the API server accepts (CELSelectorExpressionMaxLength). */
+#define DRA_CEL_MAX_LENGTH 10240
+
+enum dra_cel_compiled {
+	DRA_CEL_COMPILED,     /* *out holds the program */
+	DRA_CEL_UNSUPPORTED,  /* valid CEL, perhaps, but outside the subset (msg says what) */
+	DRA_CEL_INVALID,      /* not CEL, or a type error the API server would refuse (msg says where) */
+};
+
+struct dra_cel_program;
+
+enum dra_cel_compiled dra_cel_compile(const char *expr, size_t len, struct dra_cel_program **out,
+				      struct errmsg *msg);
+void dra_cel_free(struct dra_cel_program *p);
+
+enum dra_cel_value {
+	DRA_CEL_FALSE,
+	DRA_CEL_TRUE,
+	/* A runtime error ("no such key: model", a non-bool result, a cost
+	 * limit): the scheduler's allocator then fails the pod's whole
+	 * scheduling attempt, on every node. */
+	DRA_CEL_ERROR,
+};
+
+/* The program on one device of a slice published by driver. err gets the
+ * runtime error's text (may be NULL). */
+enum dra_cel_value dra_cel_eval(const struct dra_cel_program *p, const struct dra_device *d,
+				const char *driver, char *err, size_t err_size);
+
+#endif
