@@ -256,7 +256,7 @@ static bool unsorted_check(struct alloc_ctx *x, bool numa_too)
 				const struct alloc_dev *a = &x->devs[i];
 				int m;
 
-				if (a->in_use && !a->dev->allow_multiple_allocations)
+				if (!a->dev->allow_multiple_allocations && alloc_dev_in_use(x, i))
 					continue;
 				m = alloc_selectable(x, ac, rq, i);
 				if (m < 0 || (m == 1 && !alloc_candidate_modelled(x, i)))
@@ -304,7 +304,8 @@ static void fill_claim(struct alloc_ctx *x, const struct alloc_claim *ac,
 			p->device = res->device;
 			p->dev = alloc_view_find(x, res->driver, res->pool, res->device);
 			if (p->dev != NULL)
-				p->numa_source = dra_device_numa(p->dev, &x->roots, &p->numa);
+				p->numa_source = dra_device_numa(p->dev, alloc_view_roots(x),
+								 &p->numa);
 		} else {
 			const struct alloc_dev *a = alloc_dev_numa(x, ac->picks[i].dev);
 

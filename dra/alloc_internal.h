@@ -16,8 +16,8 @@ struct alloc_dev {
 	const struct dra_device *dev;
 	const struct dra_slice *slice;
 	const struct dra_pool *pool;
-	bool in_use;  /* in the allocated set */
-	bool chosen;  /* taken earlier in this call, for any claim */
+	uint8_t in_use; /* in the allocated set: 0 not looked up yet, 1 no, 2 yes */
+	bool chosen;    /* taken earlier in this call, for any claim */
 	bool numa_done; /* numa and numa_source are set (alloc_dev_numa) */
 	enum dra_numa_source numa_source;
 	struct dra_numa numa;
@@ -64,7 +64,8 @@ struct alloc_claim {
 struct alloc_ctx {
 	const struct dra_alloc_input *in;
 	struct dra_node_pools pools;
-	struct dra_numa_roots roots; /* the node's PCIe roots */
+	struct dra_numa_roots roots; /* the node's PCIe roots (once roots_built) */
+	bool roots_built;
 	struct alloc_dev *devs;
 	size_t ndevs;
 	struct alloc_claim *claims;
@@ -94,6 +95,11 @@ const struct dra_device *alloc_view_find(const struct alloc_ctx *x, const char *
 					 const char *pool, const char *device);
 /* Device i's NUMA set, worked out on first use. */
 const struct alloc_dev *alloc_dev_numa(struct alloc_ctx *x, size_t i);
+/* Whether device i is in the allocated set (looked up on first use: a
+ * search usually stops after a few devices). */
+bool alloc_dev_in_use(struct alloc_ctx *x, size_t i);
+/* The node's PCIe roots, placed on first use. */
+const struct dra_numa_roots *alloc_view_roots(struct alloc_ctx *x);
 
 /* Stops the search with verdict v and a reason. */
 void alloc_stop(struct alloc_ctx *x, enum dra_alloc_verdict v, const char *fmt, ...)

@@ -55,7 +55,7 @@ static enum alloc_step all_devices(struct alloc_ctx *x, size_t c, size_t r, size
 	if (!budget_left(x))
 		return STEP_STOP;
 	i = rq->all[k];
-	if (x->devs[i].chosen || x->devs[i].in_use)
+	if (x->devs[i].chosen || alloc_dev_in_use(x, i))
 		return STEP_FAIL;
 	if (!alloc_candidate_modelled(x, i))
 		return STEP_STOP;
@@ -85,7 +85,7 @@ static enum alloc_step exact_devices(struct alloc_ctx *x, size_t c, size_t r, si
 		enum alloc_step step;
 		int m;
 
-		if (a->chosen || (a->in_use && !a->dev->allow_multiple_allocations))
+		if (a->chosen || (!a->dev->allow_multiple_allocations && alloc_dev_in_use(x, i)))
 			continue;
 		if (!budget_left(x))
 			return STEP_STOP;

@@ -7,11 +7,29 @@
 #include "base/textbuf.h"
 #include "base/xalloc.h"
 
+static void add_len(struct textbuf *b, const char *s)
+{
+	char digits[24];
+	size_t n = strlen(s), i = sizeof digits;
+
+	digits[--i] = ':';
+	do {
+		digits[--i] = (char)('0' + n % 10);
+		n /= 10;
+	} while (n > 0);
+	textbuf_add(b, digits + i, sizeof digits - i);
+}
+
 /* Pool names may hold '/', and nothing stops a file from putting any byte
- * in a name: each part is length-prefixed so no two ids share a key. */
+ * in a name: each part is length-prefixed so no two ids share a key. (No
+ * printf: this runs for each device a search looks at, on every node.) */
 static bool key_build(struct textbuf *b, const char *driver, const char *pool, const char *device)
 {
-	textbuf_printf(b, "%zu:%s%zu:%s%s", strlen(driver), driver, strlen(pool), pool, device);
+	add_len(b, driver);
+	textbuf_adds(b, driver);
+	add_len(b, pool);
+	textbuf_adds(b, pool);
+	textbuf_adds(b, device);
 	return !textbuf_failed(b);
 }
 

@@ -39,10 +39,13 @@ void alloc_stop(struct alloc_ctx *x, enum dra_alloc_verdict v, const char *fmt, 
 
 /* Only the node's own devices say where its PCIe roots are: a device
  * published for several nodes sits on none of them in particular. */
-static void view_roots(struct alloc_ctx *x)
+const struct dra_numa_roots *alloc_view_roots(struct alloc_ctx *x)
 {
 	size_t p, s, d;
 
+	if (x->roots_built)
+		return &x->roots;
+	x->roots_built = true;
 	for (p = 0; p < x->pools.n; p++)
 		for (s = 0; s < x->pools.pools[p].nslices; s++) {
 			const struct dra_slice *sl = x->pools.pools[p].slices[s];
@@ -59,15 +62,14 @@ static void view_roots(struct alloc_ctx *x)
 					dra_numa_roots_add(&x->roots, dev);
 			}
 		}
+	return &x->roots;
 }
 
 void alloc_view_build(struct alloc_ctx *x)
 {
-	const struct dra_device_set *allocated = x->in->allocated;
 	size_t p, s, d, n = 0;
 
 	dra_node_pools_gather(&x->pools, x->in->slices, x->in->node);
-	view_roots(x);
 	for (p = 0; p < x->pools.n; p++)
 		for (s = 0; s < x->pools.pools[p].nslices; s++)
 			n += x->pools.pools[p].slices[s]->ndevices;
@@ -84,9 +86,6 @@ void alloc_view_build(struct alloc_ctx *x)
 				a->slice = pool->slices[s];
 				a->dev = &a->slice->devices[d];
 				a->pool = pool;
-				a->in_use = allocated != NULL &&
-					    dra_device_set_has(allocated, pool->driver, pool->name,
-							       a->dev->name);
 			}
 	}
 }
@@ -96,10 +95,21 @@ const struct alloc_dev *alloc_dev_numa(struct alloc_ctx *x, size_t i)
 	struct alloc_dev *a = &x->devs[i];
 
 	if (!a->numa_done) {
-		a->numa_source = dra_device_numa(a->dev, &x->roots, &a->numa);
+		a->numa_source = dra_device_numa(a->dev, alloc_view_roots(x), &a->numa);
 		a->numa_done = true;
 	}
 	return a;
+}
+
+bool alloc_dev_in_use(struct alloc_ctx *x, size_t i)
+{
+	struct alloc_dev *a = &x->devs[i];
+	const struct dra_device_set *set = x->in->allocated;
+
+	if (a->in_use == 0)
+		a->in_use = set != NULL && dra_device_set_has(set, a->pool->driver, a->pool->name,
+							       a->dev->name) ? 2 : 1;
+	return a->in_use == 2;
 }
 
 void alloc_view_free(struct alloc_ctx *x)

@@ -149,13 +149,26 @@ static bool pool_current(const struct dra_slice_index *ix, const struct dra_slic
 	return true;
 }
 
-/* The first device name that occurs twice in the pool's slices, or NULL. */
+/* The first device name that occurs twice in the pool's slices, or NULL.
+ * Most pools are one slice of a few devices: those are compared pairwise,
+ * without a table to allocate for each node. */
 static const char *duplicate_device(const struct dra_pool *p)
 {
 	struct strmap seen = { NULL, 0, 0 };
 	const char *dup = NULL;
-	size_t i, k;
+	size_t i, k, total = 0;
 
+	for (i = 0; i < p->nslices; i++)
+		total += p->slices[i]->ndevices;
+	if (p->nslices == 1 && total <= 32) {
+		const struct dra_device *d = p->slices[0]->devices;
+
+		for (i = 0; i < total; i++)
+			for (k = 0; k < i; k++)
+				if (strcmp(d[i].name, d[k].name) == 0)
+					return d[i].name;
+		return NULL;
+	}
 	for (i = 0; i < p->nslices && dup == NULL; i++)
 		for (k = 0; k < p->slices[i]->ndevices && dup == NULL; k++) {
 			const char *name = p->slices[i]->devices[k].name;
