@@ -97,7 +97,8 @@ enum dra_reach dra_align_reach(const struct dra_alloc_input *in,
 			enum dra_reach one;
 
 			if (unit->refs[i].request != NULL &&
-			    strcmp(unit->refs[i].request, claim->requests[r].name) != 0)
+			    (claim->requests[r].name == NULL ||
+			     strcmp(unit->refs[i].request, claim->requests[r].name) != 0))
 				continue;
 			one = request_reach(&x, claim, r, unit->affinity);
 			if (one != DRA_REACH_YES)

@@ -117,10 +117,11 @@ static bool spec_devices(struct alloc_ctx *x, struct alloc_claim *ac, struct all
 
 static void req_name(struct alloc_req *rq)
 {
+	const char *base = rq->req->name != NULL ? rq->req->name : "";
 	struct textbuf b;
 
-	textbuf_init(&b, strlen(rq->req->name) + (rq->sub ? strlen(rq->sub) : 0) + 2);
-	textbuf_adds(&b, rq->req->name);
+	textbuf_init(&b, strlen(base) + (rq->sub ? strlen(rq->sub) : 0) + 2);
+	textbuf_adds(&b, base);
 	if (rq->sub != NULL)
 		textbuf_printf(&b, "/%s", rq->sub);
 	rq->name = textbuf_take(&b, NULL);

@@ -38,7 +38,7 @@ void alloc_cons_free(struct alloc_claim *ac)
 
 static bool applies(const struct dra_constraint *c, const struct alloc_req *rq)
 {
-	const char *base = rq->req->name;
+	const char *base = rq->req->name != NULL ? rq->req->name : "";
 	size_t i, blen = strlen(base);
 
 	if (c->nrequests == 0)
@@ -46,6 +46,8 @@ static bool applies(const struct dra_constraint *c, const struct alloc_req *rq)
 	for (i = 0; i < c->nrequests; i++) {
 		const char *want = c->requests[i];
 
+		if (want == NULL)
+			continue;
 		if (strcmp(want, base) == 0)
 			return true;
 		/* "<req>/<sub>" names one alternative. */
@@ -132,7 +134,9 @@ bool alloc_cons_add(struct alloc_claim *ac, const struct alloc_req *rq, const st
 
 		if (!applies(k->c, rq))
 			continue;
-		a = dra_device_attribute(d, k->c->domain, k->c->name);
+		a = k->c->domain != NULL && k->c->name != NULL
+			    ? dra_device_attribute(d, k->c->domain, k->c->name)
+			    : NULL;
 		if (a == NULL)
 			ok = false;
 		else if (k->c->kind == DRA_MATCH_ATTRIBUTE)

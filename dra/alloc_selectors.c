@@ -77,8 +77,10 @@ void dra_selectors_prepare(struct dra_selectors *s, const struct dra_claim *cons
 					dra_class_find(classes, nclasses, sp->class_name);
 
 				for (i = 0; cl != NULL && i < cl->nselectors; i++)
-					dra_selectors_get(s, cl->selectors[i]);
+					if (cl->selectors[i] != NULL)
+						dra_selectors_get(s, cl->selectors[i]);
 				for (i = 0; i < sp->nselectors; i++)
-					dra_selectors_get(s, sp->selectors[i]);
+					if (sp->selectors[i] != NULL)
+						dra_selectors_get(s, sp->selectors[i]);
 			}
 }

@@ -81,8 +81,11 @@ void alloc_view_build(struct alloc_ctx *x)
 			continue;
 		for (s = 0; s < pool->nslices; s++)
 			for (d = 0; d < pool->slices[s]->ndevices; d++) {
-				struct alloc_dev *a = &x->devs[x->ndevs++];
+				struct alloc_dev *a;
 
+				if (pool->slices[s]->devices[d].name == NULL)
+					continue; /* not a device the allocator could name */
+				a = &x->devs[x->ndevs++];
 				a->slice = pool->slices[s];
 				a->dev = &a->slice->devices[d];
 				a->pool = pool;
@@ -133,7 +136,8 @@ const struct dra_device *alloc_view_find(const struct alloc_ctx *x, const char *
 			continue;
 		for (s = 0; s < pl->nslices; s++)
 			for (d = 0; d < pl->slices[s]->ndevices; d++)
-				if (strcmp(pl->slices[s]->devices[d].name, device) == 0)
+				if (pl->slices[s]->devices[d].name != NULL &&
+				    strcmp(pl->slices[s]->devices[d].name, device) == 0)
 					return &pl->slices[s]->devices[d];
 	}
 	return NULL;
@@ -147,9 +151,15 @@ static int selectors_match(struct alloc_ctx *x, const struct alloc_claim *ac, ch
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		const struct dra_selector *s = dra_selectors_get(x->in->selectors, exprs[i]);
+		const struct dra_selector *s;
 		enum dra_cel_value v;
 
+		if (exprs[i] == NULL) {
+			alloc_stop(x, DRA_ALLOC_CANNOT_PREDICT, "%s selector #%zu has no expression",
+				   owner, i);
+			return -1;
+		}
+		s = dra_selectors_get(x->in->selectors, exprs[i]);
 		if (s->status != DRA_CEL_COMPILED) {
 			alloc_stop(x, DRA_ALLOC_CANNOT_PREDICT, "%s selector %s %s: %s", owner,
 				   alloc_q(q1, sizeof q1, exprs[i]),

@@ -33,6 +33,10 @@ void dra_slice_index_build(struct dra_slice_index *ix, const struct dra_slice *s
 		const struct dra_slice *s = &slices[i];
 		uintptr_t at;
 
+		/* Decoders refuse such a slice; one that slips through is not
+		 * published rather than a crash. */
+		if (s->name == NULL || s->driver == NULL || s->pool == NULL)
+			continue;
 		if (!has_node_name(s)) {
 			list_push(&ix->shared, i);
 			continue;
@@ -164,8 +168,8 @@ static const char *duplicate_device(const struct dra_pool *p)
 		const struct dra_device *d = p->slices[0]->devices;
 
 		for (i = 0; i < total; i++)
-			for (k = 0; k < i; k++)
-				if (strcmp(d[i].name, d[k].name) == 0)
+			for (k = 0; k < i && d[i].name != NULL; k++)
+				if (d[k].name != NULL && strcmp(d[i].name, d[k].name) == 0)
 					return d[i].name;
 		return NULL;
 	}
@@ -173,6 +177,8 @@ static const char *duplicate_device(const struct dra_pool *p)
 		for (k = 0; k < p->slices[i]->ndevices && dup == NULL; k++) {
 			const char *name = p->slices[i]->devices[k].name;
 
+			if (name == NULL)
+				continue;
 			if (strmap_get(&seen, name) != NULL)
 				dup = name;
 			else
@@ -224,9 +230,14 @@ static void pool_build(struct dra_pool *p, const struct cand *run, size_t nrun,
  * keeps its (driver, pool) order). */
 static void binding_last(struct dra_pool *v, size_t n)
 {
-	struct dra_pool *tmp = xcalloc(n ? n : 1, sizeof *tmp);
+	struct dra_pool *tmp;
 	size_t i, k = 0;
 
+	for (i = 0; i < n && !v[i].binding_conditions; i++)
+		;
+	if (i == n)
+		return;
+	tmp = xcalloc(n, sizeof *tmp);
 	for (i = 0; i < n; i++)
 		if (!v[i].binding_conditions)
 			tmp[k++] = v[i];

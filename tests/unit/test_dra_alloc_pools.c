@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dra/pools.h"
@@ -187,6 +188,41 @@ static void the_slice_index(void **state)
 	df_free(&f);
 }
 
+/* Fields a decoder would have refused, left empty anyway: no crash, and
+ * what cannot be named is not used. */
+static void missing_fields_are_not_a_crash(void **state)
+{
+	struct dra_fixture f;
+
+	(void)state;
+	df_load(&f, ANY "slice s driver=d.io pool=p\n dev d0\n dev d1\n dev d2\n dev d3\n"
+		    "slice t driver=d.io pool=q\n dev e0\n"
+		    "claim c\nreq r class=any count=2\nconstraint match d.io/v r\n"
+		    "claim e\nreq r class=any\nsel true\n");
+	free(f.slices[1].pool); /* slice t is not published */
+	f.slices[1].pool = NULL;
+	free(f.slices[0].devices[0].name);
+	f.slices[0].devices[0].name = NULL;
+	free(f.claims[0].constraints[0].domain);
+	f.claims[0].constraints[0].domain = NULL;
+	dra_slice_index_free(&f.index);
+	dra_slice_index_build(&f.index, f.slices, f.nslices);
+	/* A constraint without its attribute name holds for no device. */
+	assert_string_equal(df_predict(&f), "unsatisfiable: cannot allocate all claims");
+	free(f.claims[0].constraints[0].requests[0]);
+	f.claims[0].constraints[0].requests[0] = NULL;
+	free(f.claims[0].requests[0].name);
+	f.claims[0].requests[0].name = NULL;
+	free(f.claims[1].requests[0].specs[0].selectors[0]);
+	f.claims[1].requests[0].specs[0].selectors[0] = NULL;
+	assert_string_equal(df_predict(&f), "cannotPredict: request selector #0 has no expression");
+	free(f.classes[0].name);
+	f.classes[0].name = NULL;
+	assert_string_equal(df_predict(&f),
+			    "fatal: claim \"c\", request \"\": device class \"any\" does not exist");
+	df_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -198,6 +234,7 @@ int main(void)
 		cmocka_unit_test(binding_condition_pools_come_last),
 		cmocka_unit_test(allocated_claims_are_read_back),
 		cmocka_unit_test(the_slice_index),
+		cmocka_unit_test(missing_fields_are_not_a_crash),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
