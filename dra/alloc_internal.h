@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The allocator prediction's working state, shared by its files: the
  * node's view (alloc_view.c), the search (alloc_search.c), the claim
- * constraints (alloc_constraint.c) and the entry point (alloc.c). */
+ * constraints (alloc_constraint.c), the unsorted order (alloc_unsorted.c)
+ * and the entry point (alloc.c). */
 #ifndef DRA_ALLOC_INTERNAL_H
 #define DRA_ALLOC_INTERNAL_H
 
@@ -117,6 +118,10 @@ bool alloc_candidate_modelled(struct alloc_ctx *x, size_t i);
 
 /* alloc_search.c */
 enum alloc_step alloc_search(struct alloc_ctx *x, size_t c, size_t r, size_t k, size_t start);
+
+/* alloc_unsorted.c: turns the sorted search's outcome into the unsorted
+ * order's (sameNUMA, or cannot predict where the order matters). */
+void alloc_unsorted_outcome(struct alloc_ctx *x);
 
 /* alloc_constraint.c */
 void alloc_cons_init(struct alloc_claim *ac);
