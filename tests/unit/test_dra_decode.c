@@ -17,6 +17,8 @@
 #include "base/textbuf.h"
 #include "extender/codec/dra_attribute_decode.h"
 #include "extender/codec/dra_decode.h"
+#include "extender/codec/dra_pod_decode.h"
+#include "extender/file_read.h"
 
 #define DATA "tests/data/dra/"
 
@@ -593,6 +595,107 @@ static void test_claim_limits(void **state)
 		     "spec.selectors[0].cel.expression: 10241 bytes: longer than the API server's 10240");
 }
 
+/* The pod's file through the document layer, then its claims. */
+static enum err pod_claims(const char *text, struct dra_pod_claims *out, struct errmsg *msg)
+{
+	struct doc **docs = NULL;
+	size_t ndocs = 0;
+	enum err rc = doc_parse(text, strlen(text), "pod.yaml", &docs, &ndocs, msg);
+
+	if (rc == ERR_OK) {
+		assert_int_equal(ndocs, 1);
+		rc = dra_pod_claims_decode(docs[0], "pod.yaml", out, msg);
+	}
+	doc_free_all(docs, ndocs);
+	return rc;
+}
+
+static void test_pod_claims(void **state)
+{
+	struct errmsg msg = { { 0 } };
+	struct dra_pod_claims pc;
+	char *text = NULL;
+	size_t len = 0;
+
+	(void)state;
+	if (file_read_all(DATA "pods/pod-train.yaml", 0, &text, &len, &msg) != ERR_OK ||
+	    pod_claims(text, &pc, &msg) != ERR_OK)
+		fail_msg("%s", msg.text);
+	free(text);
+	assert_int_equal(pc.nclaims, 2);
+	assert_string_equal(pc.claims[0].name, "gpu");
+	assert_string_equal(pc.claims[0].template_name, "single-gpu");
+	assert_string_equal(pc.claims[0].claim_name, "train-0-gpu-7xk2m");
+	assert_string_equal(pc.claims[1].name, "scratch");
+	assert_string_equal(pc.claims[1].claim_name, "shared-nic");
+	assert_null(pc.claims[1].template_name);
+	/* pod_decode's order: the init container first. */
+	assert_int_equal(pc.ncontainers, 3);
+	assert_string_equal(pc.containers[0].container, "fetch");
+	assert_int_equal(pc.containers[0].nclaims, 0);
+	assert_string_equal(pc.containers[1].container, "train");
+	assert_int_equal(pc.containers[1].nclaims, 2);
+	assert_string_equal(pc.containers[1].claims[0].claim, "gpu");
+	assert_null(pc.containers[1].claims[0].request);
+	assert_string_equal(pc.containers[1].claims[1].request, "nic");
+	assert_int_equal(pc.containers[2].nclaims, 0);
+	dra_pod_claims_cleanup(&pc);
+	/* A template whose claim is not made yet, and a pod without claims. */
+	if (pod_claims("spec:\n  resourceClaims: [{name: g, resourceClaimTemplateName: t}]\n"
+		       "  containers: [{name: c}]\n", &pc, &msg) != ERR_OK)
+		fail_msg("%s", msg.text);
+	assert_null(pc.claims[0].claim_name);
+	dra_pod_claims_cleanup(&pc);
+	if (pod_claims("spec: {containers: [{name: c, resources: {limits: {cpu: 1}}}]}\n", &pc,
+		       &msg) != ERR_OK)
+		fail_msg("%s", msg.text);
+	assert_int_equal(pc.nclaims, 0);
+	assert_int_equal(pc.ncontainers, 1);
+	dra_pod_claims_cleanup(&pc);
+}
+
+static void test_pod_claim_errors(void **state)
+{
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{ "spec:\n  resourceClaims: [{name: g}]\n",
+		  "pod.yaml: spec.resourceClaims[0]: exactly one of resourceClaimName or "
+		  "resourceClaimTemplateName is required" },
+		{ "spec:\n  resourceClaims: [{name: g, resourceClaimName: a, resourceClaimTemplateName: b}]\n",
+		  "pod.yaml: spec.resourceClaims[0]: only one of resourceClaimName and "
+		  "resourceClaimTemplateName may be set" },
+		{ "spec:\n  resourceClaims: [{name: G, resourceClaimName: a}]\n",
+		  "pod.yaml: spec.resourceClaims[0].name: \"G\": not a DNS label: must consist of "
+		  "lowercase letters, digits, '-' and '.' (RFC 1123 subdomain)" },
+		{ "spec:\n  resourceClaims: [{name: g, resourceClaimName: a}, {name: g, resourceClaimName: b}]\n",
+		  "pod.yaml: spec.resourceClaims[1].name: \"g\": duplicate claim name" },
+		{ "spec:\n  containers: [{name: c, resources: {claims: [{name: gpu}]}}]\n",
+		  "pod.yaml: spec.containers[0].resources.claims[0].name: \"gpu\": no such claim in "
+		  "spec.resourceClaims" },
+		{ "spec:\n  resourceClaims: [{name: g, resourceClaimName: a}]\n"
+		  "status:\n  resourceClaimStatuses: [{name: g, resourceClaimName: x}]\n",
+		  "pod.yaml: status.resourceClaimStatuses[0].name: \"g\": not a claim made from a template" },
+		{ "spec: {}\nstatus:\n  resourceClaimStatuses: [{name: h}]\n",
+		  "pod.yaml: status.resourceClaimStatuses[0].name: \"h\": no such claim in "
+		  "spec.resourceClaims" },
+		{ "kind: Pod\n", "pod.yaml: spec: missing" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct errmsg msg = { { 0 } };
+		struct dra_pod_claims pc;
+
+		if (pod_claims(cases[i].text, &pc, &msg) != ERR_INVALID ||
+		    strcmp(msg.text, cases[i].want) != 0)
+			fail_msg("case %zu: got \"%s\", want \"%s\"", i, msg.text, cases[i].want);
+		assert_null(pc.claims);
+		assert_null(pc.containers);
+	}
+}
+
 static void test_semver(void **state)
 {
 	static const char *const good[] = { "0.0.0", "1.2.3", "10.20.30", "1.0.0-alpha.1",
@@ -625,6 +728,8 @@ int main(void)
 		cmocka_unit_test(test_slice_limits),
 		cmocka_unit_test(test_claim_errors),
 		cmocka_unit_test(test_claim_limits),
+		cmocka_unit_test(test_pod_claims),
+		cmocka_unit_test(test_pod_claim_errors),
 		cmocka_unit_test(test_semver),
 	};
 
