@@ -154,8 +154,8 @@ static int start_dra(const struct config *cfg, struct dra_store **store, struct 
 	}
 	*files = source_dra_files_new(*store, cfg->dra_dir);
 	source_dra_files_set_max_file_bytes(*files, (size_t)cfg->inventory_max_file_bytes);
-	source_dra_files_scan(*files);
-	source_dra_files_start(*files, cfg->inventory_poll_ms);
+	dir_watch_scan(source_dra_files_watcher(*files));
+	dir_watch_start(source_dra_files_watcher(*files), cfg->inventory_poll_ms);
 	log_info("DRA inventory from files", "dir=%s", log_q(cfg->dra_dir));
 	return 0;
 }

@@ -193,35 +193,34 @@ static struct dra_entry *entry_new(enum dra_kind k, const char *ns, const char *
 	return e;
 }
 
+/* Moves the size bytes of obj into a new entry of kind k and queues it. */
+static void put(struct dra_batch *b, enum dra_kind k, const char *ns, const char *name, void *obj,
+		size_t size, const char *version, const char *origin)
+{
+	struct dra_entry *e = entry_new(k, ns, name, version, origin);
+
+	memcpy(&e->u, obj, size);
+	memset(obj, 0, size);
+	add_op(b, k, e->key, e);
+}
+
 void dra_batch_put_slice(struct dra_batch *b, struct dra_slice *obj, const char *version,
 			 const char *origin)
 {
-	struct dra_entry *e = entry_new(DRA_KIND_SLICE, NULL, obj->name, version, origin);
-
-	e->u.slice = *obj;
-	memset(obj, 0, sizeof *obj);
-	add_op(b, DRA_KIND_SLICE, e->key, e);
+	put(b, DRA_KIND_SLICE, NULL, obj->name, obj, sizeof *obj, version, origin);
 }
 
 void dra_batch_put_class(struct dra_batch *b, struct dra_class *obj, const char *version,
 			 const char *origin)
 {
-	struct dra_entry *e = entry_new(DRA_KIND_CLASS, NULL, obj->name, version, origin);
-
-	e->u.cls = *obj;
-	memset(obj, 0, sizeof *obj);
-	add_op(b, DRA_KIND_CLASS, e->key, e);
+	put(b, DRA_KIND_CLASS, NULL, obj->name, obj, sizeof *obj, version, origin);
 }
 
 void dra_batch_put_claim(struct dra_batch *b, struct dra_claim *obj, const char *version,
 			 const char *origin)
 {
-	enum dra_kind k = obj->from_template ? DRA_KIND_TEMPLATE : DRA_KIND_CLAIM;
-	struct dra_entry *e = entry_new(k, obj->namespace_, obj->name, version, origin);
-
-	e->u.claim = *obj;
-	memset(obj, 0, sizeof *obj);
-	add_op(b, k, e->key, e);
+	put(b, obj->from_template ? DRA_KIND_TEMPLATE : DRA_KIND_CLAIM, obj->namespace_, obj->name,
+	    obj, sizeof *obj, version, origin);
 }
 
 void dra_batch_delete(struct dra_batch *b, enum dra_kind kind, const char *ns, const char *name)

@@ -303,44 +303,38 @@ void dra_views_release(struct dra_snap *snap)
 
 /* ---- lookups ------------------------------------------------------------- */
 
+static int node_key_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct dra_node_slices *)elem)->node);
+}
+
+static int entry_key_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, (*(struct dra_entry *const *)elem)->key);
+}
+
+static int pool_key_cmp(const void *key, const void *elem)
+{
+	const struct dra_pool *k = key, *p = elem;
+
+	return pool_cmp(k->driver, k->pool, p->driver, p->pool);
+}
+
 const struct dra_node_slices *dra_snapshot_node(const struct dra_snapshot *snap, const char *node)
 {
-	size_t lo = 0, hi = snap->nnodes;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(snap->nodes[mid].node, node);
-
-		if (c == 0)
-			return &snap->nodes[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return bsearch(node, snap->nodes, snap->nnodes, sizeof *snap->nodes, node_key_cmp);
 }
 
 static const void *find_entry(const struct dra_snapshot *snap, enum dra_kind k, const char *ns,
 			      const char *name)
 {
 	const struct dra_snap *in = (const struct dra_snap *)snap;
+	struct dra_entry *const *e;
 	char key[DRA_KEY_MAX];
-	size_t lo = 0, hi = in->nkinds[k];
 
 	dra_key(key, sizeof key, ns, name);
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(in->kinds[k][mid]->key, key);
-
-		if (c == 0)
-			return &in->kinds[k][mid]->u;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	e = bsearch(key, in->kinds[k], in->nkinds[k], sizeof *in->kinds[k], entry_key_cmp);
+	return e ? &(*e)->u : NULL;
 }
 
 const struct dra_class *dra_snapshot_class(const struct dra_snapshot *snap, const char *name)
@@ -363,20 +357,9 @@ const struct dra_claim *dra_snapshot_template(const struct dra_snapshot *snap, c
 const struct dra_pool *dra_snapshot_pool(const struct dra_snapshot *snap, const char *driver,
 					 const char *pool)
 {
-	size_t lo = 0, hi = snap->npools;
+	struct dra_pool want = { .driver = driver, .pool = pool };
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = pool_cmp(snap->pools[mid].driver, snap->pools[mid].pool, driver, pool);
-
-		if (c == 0)
-			return &snap->pools[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return bsearch(&want, snap->pools, snap->npools, sizeof *snap->pools, pool_key_cmp);
 }
 
 bool dra_snapshot_allocated(const struct dra_snapshot *snap, const char *driver, const char *pool,

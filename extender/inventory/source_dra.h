@@ -15,6 +15,7 @@
 
 #include "base/err.h"
 #include "extender/config.h"
+#include "extender/inventory/dir_watch.h"
 #include "extender/inventory/dra_store.h"
 
 /* ---- from the API server ---- */
@@ -45,17 +46,14 @@ struct source_dra_files;
  * gave; only a file that is gone gives its objects up. An object two files
  * define is the first file's, in name order. */
 struct source_dra_files *source_dra_files_new(struct dra_store *store, const char *dir);
-/* As source_files.h's settings; before the first scan or the start. */
+/* Files larger than max_bytes are refused with a warning and not read (0:
+ * FILE_READ_DOC_MAX_BYTES). Before the first scan. */
 void source_dra_files_set_max_file_bytes(struct source_dra_files *sf, size_t max_bytes);
-void source_dra_files_set_full_rescan_ms(struct source_dra_files *sf, int64_t ms);
-void source_dra_files_set_event_delay_ms(struct source_dra_files *sf, int64_t ms);
-void source_dra_files_set_watch(struct source_dra_files *sf, bool watch);
-/* One synchronous scan of the whole directory (the first marks the store
- * ready); returns the number of files that failed. Not while the thread
- * runs. */
-int source_dra_files_scan(struct source_dra_files *sf);
-/* The watching thread, after a first scan. */
-void source_dra_files_start(struct source_dra_files *sf, int64_t poll_ms);
+/* The directory watcher, for its settings (dir_watch_set_*), a synchronous
+ * scan (dir_watch_scan: the first marks the store ready; it returns the
+ * number of files that failed) and the watching thread (dir_watch_start,
+ * after a first scan). Freed with the source. */
+struct dir_watch *source_dra_files_watcher(struct source_dra_files *sf);
 void source_dra_files_free(struct source_dra_files *sf);
 
 #define DRA_GROUP "resource.k8s.io"

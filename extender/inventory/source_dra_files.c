@@ -410,29 +410,9 @@ void source_dra_files_set_max_file_bytes(struct source_dra_files *sf, size_t max
 	sf->max_file_bytes = max_bytes > 0 ? max_bytes : FILE_READ_DOC_MAX_BYTES;
 }
 
-void source_dra_files_set_full_rescan_ms(struct source_dra_files *sf, int64_t ms)
+struct dir_watch *source_dra_files_watcher(struct source_dra_files *sf)
 {
-	dir_watch_set_full_rescan_ms(sf->watcher, ms);
-}
-
-void source_dra_files_set_event_delay_ms(struct source_dra_files *sf, int64_t ms)
-{
-	dir_watch_set_event_delay_ms(sf->watcher, ms);
-}
-
-void source_dra_files_set_watch(struct source_dra_files *sf, bool watch)
-{
-	dir_watch_set_watch(sf->watcher, watch);
-}
-
-int source_dra_files_scan(struct source_dra_files *sf)
-{
-	return dir_watch_scan(sf->watcher);
-}
-
-void source_dra_files_start(struct source_dra_files *sf, int64_t poll_ms)
-{
-	dir_watch_start(sf->watcher, poll_ms);
+	return sf->watcher;
 }
 
 void source_dra_files_free(struct source_dra_files *sf)

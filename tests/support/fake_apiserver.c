@@ -2168,6 +2168,31 @@ int fake_apiserver_port(const struct fake_apiserver *s)
 
 /* ---- objects ------------------------------------------------------------- */
 
+/* The stored JSON of an object, malloc'd, or NULL. */
+static char *get_json(struct fake_apiserver *s, enum res res, const char *ns, const char *name)
+{
+	struct state *st;
+	char *json;
+
+	pthread_mutex_lock(&s->mu);
+	st = store_get(s, res, ns, name);
+	json = st ? xstrdup(st->json[0]) : NULL;
+	pthread_mutex_unlock(&s->mu);
+	return json;
+}
+
+/* commit_delete under the mutex. */
+static unsigned long long delete_locked(struct fake_apiserver *s, enum res res, const char *ns,
+					const char *name)
+{
+	unsigned long long rv;
+
+	pthread_mutex_lock(&s->mu);
+	rv = commit_delete(s, res, ns, name);
+	pthread_mutex_unlock(&s->mu);
+	return rv;
+}
+
 unsigned long long fake_apiserver_put(struct fake_apiserver *s, const char *name,
 				      const char *object_json)
 {
@@ -2184,12 +2209,7 @@ unsigned long long fake_apiserver_put(struct fake_apiserver *s, const char *name
 
 unsigned long long fake_apiserver_delete(struct fake_apiserver *s, const char *name)
 {
-	unsigned long long rv;
-
-	pthread_mutex_lock(&s->mu);
-	rv = commit_delete(s, RES_NRT, "", name);
-	pthread_mutex_unlock(&s->mu);
-	return rv;
+	return delete_locked(s, RES_NRT, "", name);
 }
 
 size_t fake_apiserver_list(struct fake_apiserver *s, char ***names, char ***json)
@@ -2262,42 +2282,38 @@ static void set_birth(struct fake_apiserver *s, json_object *o, const struct sta
 	json_object_put(prev);
 }
 
-unsigned long long fake_apiserver_pod_put(struct fake_apiserver *s, const char *namespace_,
-					  const char *name, const char *pod_json)
+/* A new state of a built-in object: its birth fields kept or made, then
+ * stored as a change. */
+static unsigned long long put_builtin(struct fake_apiserver *s, enum res res, const char *ns,
+				     const char *name, const char *object_json)
 {
-	json_object *o = parse_object_or_die(pod_json);
+	json_object *o = parse_object_or_die(object_json);
 	unsigned long long rv;
 
 	pthread_mutex_lock(&s->mu);
-	set_birth(s, o, store_get(s, RES_POD, namespace_, name));
+	set_birth(s, o, store_get(s, res, ns, name));
 	rv = ++s->rv;
-	commit_put(s, render_builtin(RES_POD, o, namespace_, name, rv));
+	commit_put(s, render_builtin(res, o, ns, name, rv));
 	pthread_mutex_unlock(&s->mu);
 	json_object_put(o);
 	return rv;
 }
 
+unsigned long long fake_apiserver_pod_put(struct fake_apiserver *s, const char *namespace_,
+					  const char *name, const char *pod_json)
+{
+	return put_builtin(s, RES_POD, namespace_, name, pod_json);
+}
+
 unsigned long long fake_apiserver_pod_delete(struct fake_apiserver *s, const char *namespace_,
 					     const char *name)
 {
-	unsigned long long rv;
-
-	pthread_mutex_lock(&s->mu);
-	rv = commit_delete(s, RES_POD, namespace_, name);
-	pthread_mutex_unlock(&s->mu);
-	return rv;
+	return delete_locked(s, RES_POD, namespace_, name);
 }
 
 char *fake_apiserver_pod_get(struct fake_apiserver *s, const char *namespace_, const char *name)
 {
-	struct state *st;
-	char *json;
-
-	pthread_mutex_lock(&s->mu);
-	st = store_get(s, RES_POD, namespace_, name);
-	json = st ? xstrdup(st->json[0]) : NULL;
-	pthread_mutex_unlock(&s->mu);
-	return json;
+	return get_json(s, RES_POD, namespace_, name);
 }
 
 /* ---- faults -------------------------------------------------------------- */
@@ -2436,41 +2452,22 @@ unsigned long long fake_apiserver_dra_put(struct fake_apiserver *s, enum dra_kin
 					  const char *object_json)
 {
 	enum res res = dra_res(kind);
-	const char *ns = dra_ns(res, namespace_);
-	json_object *o = parse_object_or_die(object_json);
-	unsigned long long rv;
 
-	pthread_mutex_lock(&s->mu);
-	set_birth(s, o, store_get(s, res, ns, name));
-	rv = ++s->rv;
-	commit_put(s, render_builtin(res, o, ns, name, rv));
-	pthread_mutex_unlock(&s->mu);
-	json_object_put(o);
-	return rv;
+	return put_builtin(s, res, dra_ns(res, namespace_), name, object_json);
 }
 
 unsigned long long fake_apiserver_dra_delete(struct fake_apiserver *s, enum dra_kind kind,
 					     const char *namespace_, const char *name)
 {
 	enum res res = dra_res(kind);
-	unsigned long long rv;
 
-	pthread_mutex_lock(&s->mu);
-	rv = commit_delete(s, res, dra_ns(res, namespace_), name);
-	pthread_mutex_unlock(&s->mu);
-	return rv;
+	return delete_locked(s, res, dra_ns(res, namespace_), name);
 }
 
 char *fake_apiserver_dra_get(struct fake_apiserver *s, enum dra_kind kind, const char *namespace_,
 			     const char *name)
 {
 	enum res res = dra_res(kind);
-	struct state *st;
-	char *json;
 
-	pthread_mutex_lock(&s->mu);
-	st = store_get(s, res, dra_ns(res, namespace_), name);
-	json = st ? xstrdup(st->json[0]) : NULL;
-	pthread_mutex_unlock(&s->mu);
-	return json;
+	return get_json(s, res, dra_ns(res, namespace_), name);
 }

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "extender/file_read.h"
 #include "extender/inventory/source_dra.h"
 #include "extender/log.h"
 #include "tests/support/scratch_dir.h"
@@ -48,28 +49,15 @@ static void remove_file(const char *name)
 	assert_int_equal(unlink(path), 0);
 }
 
-static char *read_fixture(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *text;
-	long n;
-
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	rewind(f);
-	text = calloc(1, (size_t)n + 1);
-	assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	return text;
-}
-
 static void copy_fixture(const char *name)
 {
-	char path[256], *text;
+	char path[256], *text = NULL;
+	struct errmsg msg;
+	size_t len = 0;
 
 	snprintf(path, sizeof path, "tests/data/dra/%s", name);
-	text = read_fixture(path);
+	if (file_read_all(path, 0, &text, &len, &msg) != ERR_OK)
+		fail_msg("%s", msg.text);
 	write_file(name, text);
 	free(text);
 }
@@ -136,45 +124,45 @@ static void files_scans(void **state)
 	copy_fixture("slice-nvidia-gpu.yaml");
 	copy_fixture("claims.yaml");
 	write_file("notes.txt", "not read");
-	assert_int_equal(source_dra_files_scan(sf), 0);
+	assert_int_equal(dir_watch_scan(source_dra_files_watcher(sf)), 0);
 	assert_true(dra_store_ready(s));
 	assert_int_equal(count(s, DRA_KIND_SLICE), 1);
 	assert_int_equal(count(s, DRA_KIND_CLAIM), 5);
 	v = version(s);
 	assert_int_equal(v, 1);
 	/* Nothing changed: nothing published. */
-	assert_int_equal(source_dra_files_scan(sf), 0);
+	assert_int_equal(dir_watch_scan(source_dra_files_watcher(sf)), 0);
 	assert_int_equal(version(s), v);
 	/* A new file; an object changed in another. */
 	write_file("classes.yaml", CLASS("gpu.nvidia.com", "device.driver == 'gpu.nvidia.com'") "---\n"
 				   CLASS("dra.cpu", "device.driver == 'dra.cpu'"));
-	assert_int_equal(source_dra_files_scan(sf), 0);
+	assert_int_equal(dir_watch_scan(source_dra_files_watcher(sf)), 0);
 	assert_int_equal(count(s, DRA_KIND_CLASS), 2);
 	assert_int_equal(version(s), v + 1);
 	/* One bad object among good ones: it keeps its last good version,
 	 * the others change. */
 	write_file("classes.yaml", CLASS("gpu.nvidia.com", "device.driver == 'x'") "---\n"
 				   "kind: DeviceClass\nmetadata: {name: dra.cpu}\nspec: {selectors: [{}]}\n");
-	assert_int_equal(source_dra_files_scan(sf), 0);
+	assert_int_equal(dir_watch_scan(source_dra_files_watcher(sf)), 0);
 	assert_string_equal(class_selector(s, "gpu.nvidia.com"), "device.driver == 'x'");
 	assert_string_equal(class_selector(s, "dra.cpu"), "device.driver == 'dra.cpu'");
 	assert_int_equal(errors(s), 1);
 	/* A file that does not parse keeps everything it gave. */
 	write_file("classes.yaml", "kind: [\n");
-	assert_int_equal(source_dra_files_scan(sf), 1);
+	assert_int_equal(dir_watch_scan(source_dra_files_watcher(sf)), 1);
 	assert_int_equal(count(s, DRA_KIND_CLASS), 2);
 	assert_int_equal(errors(s), 2);
 	/* So does an empty one (a writer that truncates, then writes). */
 	write_file("claims.yaml", "");
-	assert_int_equal(source_dra_files_scan(sf), 1);
+	assert_int_equal(dir_watch_scan(source_dra_files_watcher(sf)), 1);
 	assert_int_equal(count(s, DRA_KIND_CLAIM), 5);
 	/* Objects a file drops go. */
 	write_file("claims.yaml", "kind: ResourceClaim\nmetadata: {name: only, namespace: ml}\nspec: {}\n");
-	assert_int_equal(source_dra_files_scan(sf), 0);
+	assert_int_equal(dir_watch_scan(source_dra_files_watcher(sf)), 0);
 	assert_int_equal(count(s, DRA_KIND_CLAIM), 1);
 	/* A file that is gone gives up what it gave. */
 	remove_file("classes.yaml");
-	assert_int_equal(source_dra_files_scan(sf), 0);
+	assert_int_equal(dir_watch_scan(source_dra_files_watcher(sf)), 0);
 	assert_int_equal(count(s, DRA_KIND_CLASS), 0);
 	assert_int_equal(count(s, DRA_KIND_SLICE), 1);
 	source_dra_files_free(sf);
@@ -194,11 +182,11 @@ static void files_first_wins(void **state)
 	(void)state;
 	write_file("a.yaml", CLASS("c", "device.driver == 'a'"));
 	write_file("b.yaml", CLASS("c", "device.driver == 'b'") "---\n" CLASS("d", "true"));
-	assert_int_equal(source_dra_files_scan(sf), 0);
+	assert_int_equal(dir_watch_scan(source_dra_files_watcher(sf)), 0);
 	assert_string_equal(class_selector(s, "c"), "device.driver == 'a'");
 	assert_string_equal(class_selector(s, "d"), "true");
 	write_file("a.yaml", CLASS("e", "false"));
-	assert_int_equal(source_dra_files_scan(sf), 0);
+	assert_int_equal(dir_watch_scan(source_dra_files_watcher(sf)), 0);
 	assert_string_equal(class_selector(s, "c"), "device.driver == 'b'");
 	assert_string_equal(class_selector(s, "e"), "false");
 	source_dra_files_free(sf);
@@ -234,10 +222,10 @@ static void files_thread_sees_changes(void **state)
 	struct source_dra_files *sf = source_dra_files_new(s, dir);
 
 	(void)state;
-	source_dra_files_set_event_delay_ms(sf, 10);
-	assert_int_equal(source_dra_files_scan(sf), 0);
+	dir_watch_set_event_delay_ms(source_dra_files_watcher(sf), 10);
+	assert_int_equal(dir_watch_scan(source_dra_files_watcher(sf)), 0);
 	assert_true(dra_store_ready(s));
-	source_dra_files_start(sf, 100);
+	dir_watch_start(source_dra_files_watcher(sf), 100);
 	copy_fixture("slice-dra-cpu.yaml");
 	assert_true(wait_count(s, DRA_KIND_SLICE, 1));
 	copy_fixture("template.yaml");
