@@ -332,6 +332,9 @@ static const void *find_entry(const struct dra_snapshot *snap, enum dra_kind k, 
 	struct dra_entry *const *e;
 	char key[DRA_KEY_MAX];
 
+	/* The empty snapshot has no arrays, and bsearch wants one. */
+	if (in->nkinds[k] == 0)
+		return NULL;
 	dra_key(key, sizeof key, ns, name);
 	e = bsearch(key, in->kinds[k], in->nkinds[k], sizeof *in->kinds[k], entry_key_cmp);
 	return e ? &(*e)->u : NULL;
