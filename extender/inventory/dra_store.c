@@ -119,7 +119,7 @@ static struct dra_snap *snap_empty(void)
 
 	atomic_init(&snap->refs, 1);
 	snap_publish_arrays(snap);
-	dra_views_build(snap, NULL, false, false);
+	dra_views_build(snap, NULL, false, false, false);
 	return snap;
 }
 
@@ -402,7 +402,8 @@ uint64_t dra_store_publish(struct dra_store *s, struct dra_batch *b)
 	}
 	snap->pub.version = prev->pub.version + 1;
 	snap_publish_arrays(snap);
-	dra_views_build(snap, prev, !changed[DRA_KIND_SLICE], !changed[DRA_KIND_CLAIM]);
+	dra_views_build(snap, prev, !changed[DRA_KIND_SLICE], !changed[DRA_KIND_CLAIM],
+			!changed[DRA_KIND_SLICE] && !changed[DRA_KIND_CLASS]);
 	pthread_mutex_lock(&s->lock);
 	s->current = snap;
 	pthread_mutex_unlock(&s->lock);

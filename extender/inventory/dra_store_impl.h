@@ -66,9 +66,11 @@ struct dra_snap {
 /* The views of snap's objects: its slice view (prev's when share_slices),
  * its allocated devices (prev's when share_alloc), and every node's version:
  * prev's where the node's hash did not change, snap->pub.version where it
- * did. prev may be NULL. */
+ * did. only_claims: nothing but claims and templates changed, so only the
+ * nodes of pools whose allocations changed need hashing again. prev may be
+ * NULL. */
 void dra_views_build(struct dra_snap *snap, const struct dra_snap *prev, bool share_slices,
-		     bool share_alloc);
+		     bool share_alloc, bool only_claims);
 void dra_views_release(struct dra_snap *snap);
 
 #endif

@@ -238,28 +238,92 @@ static uint64_t global_hash(const struct dra_snap *snap)
 	return h;
 }
 
-static void node_versions(struct dra_snap *snap, const struct dra_snap *prev)
+/* Node i's hash, and its version: prev's (node was) when the hash is the
+ * same, else this snapshot's. */
+static void node_version(struct dra_snap *snap, const struct dra_snap *prev, size_t i,
+			 const struct dra_node_slices *was)
 {
 	const struct dra_snapshot *s = &snap->pub;
-	size_t i, k;
+	const struct dra_node_slices *n = &snap->nodes[i];
+	uint64_t h = snap->global_hash;
+	size_t k;
 
-	snap->global_hash = global_hash(snap);
+	for (k = 0; k < n->nslices; k++)
+		h = mix_slice(h, s, n->slices[k]);
+	snap->node_hash[i] = h;
+	snap->nodes[i].version = s->version;
+	if (was != NULL && prev->node_hash[was - prev->nodes] == h)
+		snap->nodes[i].version = was->version;
+}
+
+/* The pools whose allocated devices differ between a and b (sorted), into
+ * *out (borrowed strings); how many. */
+static size_t changed_pools(const struct dra_alloc_view *a, const struct dra_alloc_view *b,
+			    struct dra_device_ref **out)
+{
+	size_t i = 0, j = 0, n = 0;
+
+	*out = xcalloc(a->n + b->n + 1, sizeof **out);
+	while (i < a->n || j < b->n) {
+		int c = i == a->n ? 1 : j == b->n ? -1 : ref_cmp(&a->v[i], &b->v[j]);
+		const struct dra_device_ref *r = c < 0 ? &a->v[i] : &b->v[j];
+
+		if (c != 0 && (n == 0 || pool_cmp((*out)[n - 1].driver, (*out)[n - 1].pool, r->driver,
+						  r->pool) != 0))
+			(*out)[n++] = *r;
+		i += c <= 0;
+		j += c >= 0;
+	}
+	return n;
+}
+
+static bool in_pools(const struct dra_device_ref *pools, size_t n, const struct dra_slice *slice)
+{
+	struct dra_device_ref want = { slice->driver, slice->pool, "" };
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (pool_cmp(pools[i].driver, pools[i].pool, want.driver, want.pool) == 0)
+			return true;
+	return false;
+}
+
+/* Every node's version. Only the claims changed (the slice view is prev's,
+ * so the nodes are in the same order): the nodes with a slice in a pool
+ * whose allocated devices changed are hashed again, the others keep prev's
+ * hash and version; a change in a pool of the slices without a node is
+ * everyone's. Anything else: every node is hashed again. */
+static void node_versions(struct dra_snap *snap, const struct dra_snap *prev, bool only_claims)
+{
+	const struct dra_snapshot *s = &snap->pub;
+	struct dra_device_ref *pools = NULL;
+	size_t i, k, npools = 0;
+	bool all = prev == NULL || !only_claims || prev->slices != snap->slices;
+
+	if (!all) {
+		npools = changed_pools(prev->alloc, snap->alloc, &pools);
+		for (i = 0; i < s->nshared && !all; i++)
+			all = in_pools(pools, npools, s->shared[i]);
+	}
+	snap->global_hash = all ? global_hash(snap) : prev->global_hash;
 	for (i = 0; i < s->nnodes; i++) {
 		const struct dra_node_slices *n = &snap->nodes[i];
-		const struct dra_node_slices *was = prev ? dra_snapshot_node(&prev->pub, n->node) : NULL;
-		uint64_t h = snap->global_hash;
+		bool touched = all;
 
-		for (k = 0; k < n->nslices; k++)
-			h = mix_slice(h, s, n->slices[k]);
-		snap->node_hash[i] = h;
-		snap->nodes[i].version = s->version;
-		if (was != NULL && prev->node_hash[was - prev->nodes] == h)
-			snap->nodes[i].version = was->version;
+		for (k = 0; k < n->nslices && !touched; k++)
+			touched = in_pools(pools, npools, n->slices[k]);
+		if (touched) {
+			node_version(snap, prev, i, prev ? dra_snapshot_node(&prev->pub, n->node) : NULL);
+		} else {
+			snap->node_hash[i] = prev->node_hash[i];
+			snap->nodes[i].version = prev->nodes[i].version;
+		}
 	}
+	free(pools);
 }
 
 void dra_views_build(struct dra_snap *snap, const struct dra_snap *prev, bool share_slices,
-		     bool share_alloc)
+		     bool share_alloc, bool only_claims)
 {
 	struct dra_snapshot *s = &snap->pub;
 	struct dra_slice_view *v;
@@ -290,7 +354,7 @@ void dra_views_build(struct dra_snap *snap, const struct dra_snap *prev, bool sh
 	s->ndevices = v->ndevices;
 	s->allocated = snap->alloc->v;
 	s->nallocated = snap->alloc->n;
-	node_versions(snap, prev);
+	node_versions(snap, prev, only_claims);
 }
 
 void dra_views_release(struct dra_snap *snap)

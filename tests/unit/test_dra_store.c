@@ -315,6 +315,19 @@ static void test_pools(void **state)
 	/* A change to slices without a node moves every node. */
 	assert_int_equal(snap->nodes[0].version, 4);
 	dra_snapshot_release(snap);
+	/* So does a device allocated in one of their pools, while a claim
+	 * without an allocation moves none. */
+	b = dra_batch_new();
+	put_text(b, "kind: ResourceClaim\nmetadata: {name: net, namespace: x}\n"
+		    "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: net}}]}}\n"
+		    "status: {allocation: {devices: {results: [{request: r, driver: net.io, pool: fabric, "
+		    "device: nic-0}]}}}\n", "1");
+	assert_int_equal(dra_store_publish(s, b), 5);
+	assert_int_equal(node_version(s, "n1"), 5);
+	b = dra_batch_new();
+	put_text(b, "kind: ResourceClaim\nmetadata: {name: other, namespace: x}\nspec: {}\n", "1");
+	assert_int_equal(dra_store_publish(s, b), 6);
+	assert_int_equal(node_version(s, "n1"), 5);
 	dra_store_free(s);
 }
 
