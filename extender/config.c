@@ -55,6 +55,8 @@ enum slot {
 	SLOT_RES_NAME,
 	SLOT_BIND,
 	SLOT_MAX_BUFFERED,
+	SLOT_DRA_DIR,
+	SLOT_DRA_ENABLED,
 	SLOT_COUNT,
 };
 
@@ -108,6 +110,9 @@ _Static_assert(sizeof(enum config_missing) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum log_level) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum ledger_mode) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum score_strategy) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum config_dra_alignment) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum config_dra_unknown_numa) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum config_dra_order) == sizeof(int), "enum size");
 
 /* ---- Messages ---------------------------------------------------------- */
 
@@ -600,6 +605,9 @@ static enum err check_url_prefix(struct loader *l, const struct doc *v, const ch
 static const char *const source_names[] = { "files", "kubernetes", NULL };
 static const char *const on_stale_names[] = { "failClosed", "failOpen", NULL };
 static const char *const missing_names[] = { "allow", "deny", NULL };
+static const char *const dra_alignment_names[] = { "require", "prefer", "off", NULL };
+static const char *const dra_unknown_names[] = { "allow", "deny", NULL };
+static const char *const dra_order_names[] = { "sorted", "unsorted", NULL };
 
 #define NFIELDS(a) (sizeof (a) / sizeof (a)[0])
 #define CFG(member) offsetof(struct config, member)
@@ -631,6 +639,11 @@ static const struct field tls_fields[] = {
 	  .count = CFG(ntls_client_names), .slot = SLOT_TLS_NAMES },
 };
 
+/* inventory.dra: where the DRA objects come from with source files. */
+static const struct field inventory_dra_fields[] = {
+	{ STRING("dir", dra_dir, NULL, check_nonempty), .slot = SLOT_DRA_DIR },
+};
+
 static const struct field inventory_fields[] = {
 	{ ENUM("source", inventory_source, CONFIG_SOURCE_FILES, source_names) },
 	{ STRING("dir", inventory_dir, "config/examples", check_nonempty) },
@@ -642,6 +655,7 @@ static const struct field inventory_fields[] = {
 	{ DURATION("watchIdleTimeout", watch_idle_timeout_ms, 90000, 1000, 3600000, "1s..1h") },
 	{ DURATION("requestTimeout", request_timeout_ms, 30000, 1000, 600000, "1s..10m") },
 	{ BYTES("maxEventBytes", max_event_bytes, 16 * MiB, 64 * KiB, GiB, "64Ki..1Gi") },
+	{ SECTION("dra", inventory_dra_fields) },
 };
 
 /* The items of scoring.resources: no defaults, both keys are required. */
@@ -700,6 +714,15 @@ static const struct field bind_fields[] = {
 	{ BOOL("enabled", bind_enabled, false), .slot = SLOT_BIND },
 };
 
+/* prefer is the default: it never rejects a node, so turning the DRA
+ * inventory on cannot make a pod unschedulable. */
+static const struct field dra_fields[] = {
+	{ BOOL("enabled", dra_enabled, false), .slot = SLOT_DRA_ENABLED },
+	{ ENUM("alignment", dra_alignment, CONFIG_DRA_PREFER, dra_alignment_names) },
+	{ ENUM("unknownNUMA", dra_unknown_numa, CONFIG_DRA_UNKNOWN_ALLOW, dra_unknown_names) },
+	{ ENUM("allocatorOrder", dra_allocator_order, CONFIG_DRA_SORTED, dra_order_names) },
+};
+
 static const struct field log_fields[] = {
 	{ ENUM("level", log_level, LOG_LEVEL_INFO, log_level_names) },
 };
@@ -719,9 +742,11 @@ static const struct field top_fields[] = {
 	{ SECTION("decisionLog", decision_log_fields) },
 	{ SECTION("ledger", ledger_fields) },
 	{ SECTION("bind", bind_fields) },
+	{ SECTION("dra", dra_fields) },
 };
 
-/* The schema is two levels deep plus list items: paths stay short. */
+/* The schema is at most three levels deep (inventory.dra.dir) plus list
+ * items: paths stay short. */
 #define KEY_PATH_MAX 128
 
 static void each_key(const struct field *f, size_t n, const char *prefix,
@@ -796,6 +821,18 @@ static bool find_violation(const struct config *c, struct violation *v)
 		v->slot = SLOT_KUBECONFIG;
 		v->section = "inventory";
 		v->problem = "kubeconfig needs source: kubernetes";
+	} else if (c->dra_dir != NULL && c->inventory_source != CONFIG_SOURCE_FILES) {
+		v->slot = SLOT_DRA_DIR;
+		v->section = "inventory";
+		v->problem = "dra.dir needs source: files (with kubernetes the DRA objects come from the API)";
+	} else if (c->dra_dir != NULL && !c->dra_enabled) {
+		v->slot = SLOT_DRA_DIR;
+		v->section = "inventory";
+		v->problem = "dra.dir needs dra.enabled: true";
+	} else if (c->dra_enabled && c->inventory_source == CONFIG_SOURCE_FILES && c->dra_dir == NULL) {
+		v->slot = SLOT_DRA_ENABLED;
+		v->section = "dra";
+		v->problem = "enabled with inventory.source: files needs inventory.dra.dir";
 	} else if (c->bind_enabled && c->inventory_source != CONFIG_SOURCE_KUBERNETES) {
 		v->slot = SLOT_BIND;
 		v->section = "bind";

@@ -27,6 +27,26 @@ enum config_missing {
 	CONFIG_MISSING_DENY,       /* ... are rejected (FailedNodes) */
 };
 
+/* dra.alignment: what a misaligned DRA device does to a node. */
+enum config_dra_alignment {
+	CONFIG_DRA_REQUIRE,        /* misaligned nodes are rejected */
+	CONFIG_DRA_PREFER,         /* misaligned nodes score 0 for the DRA part, never rejected */
+	CONFIG_DRA_OFF,            /* no DRA verdict */
+};
+
+/* dra.unknownNUMA: a device whose NUMA node is unknown. */
+enum config_dra_unknown_numa {
+	CONFIG_DRA_UNKNOWN_ALLOW,  /* has nothing to align with */
+	CONFIG_DRA_UNKNOWN_DENY,   /* counts as misaligned */
+};
+
+/* dra.allocatorOrder: the scheduler's allocator walks pools and slices in
+ * sorted order (Kubernetes 1.36 on) or in an order we cannot know. */
+enum config_dra_order {
+	CONFIG_DRA_SORTED,
+	CONFIG_DRA_UNSORTED,
+};
+
 enum config_on_stale {
 	CONFIG_STALE_FAIL_CLOSED,  /* filter answers Error: the scheduler retries */
 	CONFIG_STALE_FAIL_OPEN,    /* judge on the last known data, say so */
@@ -88,6 +108,15 @@ struct config {
 	int64_t ledger_max_assume_age_ms;      /* default 10 min */
 	/* The bind verb: <urlPrefix>/bind creates Bindings itself. */
 	bool bind_enabled;                     /* default false */
+
+	/* Dynamic Resource Allocation (resource.k8s.io/v1): ResourceSlices,
+	 * DeviceClasses, ResourceClaims and their templates, from the API
+	 * (source kubernetes) or from inventory.dra.dir (source files). */
+	bool dra_enabled;                      /* default false */
+	char *dra_dir;                         /* files: inventory.dra.dir, NULL: none */
+	enum config_dra_alignment dra_alignment;      /* default prefer */
+	enum config_dra_unknown_numa dra_unknown_numa; /* default allow */
+	enum config_dra_order dra_allocator_order;     /* default sorted */
 };
 
 /* Fills every field with its default. */

@@ -2,6 +2,7 @@
 /* Bounded reads of regular files: see file_read.h. */
 #include "extender/file_read.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -267,4 +268,82 @@ void file_lines_close(struct file_lines *fl)
 	free(fl->path);
 	free(fl->buf);
 	free(fl);
+}
+
+static bool has_suffix(const char *name, const char *suffix)
+{
+	size_t n = strlen(name), s = strlen(suffix);
+
+	return n > s && strcmp(name + n - s, suffix) == 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	const char *const *x = a;
+	const char *const *y = b;
+
+	return strcmp(*x, *y);
+}
+
+enum err file_read_dir(const char *path, size_t max_bytes, file_text_fn *fn, void *arg,
+		       struct errmsg *msg)
+{
+	char **names = NULL;
+	size_t n = 0, cap = 0, i;
+	enum err rc = ERR_OK;
+	struct dirent *e;
+	DIR *dir;
+
+	dir = opendir(path);
+	if (dir == NULL) {
+		file_error_errno(msg, path, "cannot open directory", errno);
+		return ERR_IO;
+	}
+	for (;;) {
+		errno = 0;
+		e = readdir(dir);
+		if (e == NULL)
+			break;
+		if (!has_suffix(e->d_name, ".yaml") &&
+		    !has_suffix(e->d_name, ".yml") &&
+		    !has_suffix(e->d_name, ".json"))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			names = xreallocarray(names, cap, sizeof *names);
+		}
+		names[n++] = xstrdup(e->d_name);
+	}
+	if (errno != 0) {
+		file_error_errno(msg, path, "cannot read directory", errno);
+		rc = ERR_IO;
+		goto out;
+	}
+	if (n > 0)
+		qsort(names, n, sizeof *names, cmp_names);
+	for (i = 0; i < n; i++) {
+		size_t plen = strlen(path);
+		bool slash = plen > 0 && path[plen - 1] == '/';
+		size_t flen = plen + 1 + strlen(names[i]) + 1;
+		char *full = xmalloc(flen);
+		struct stat st;
+
+		snprintf(full, flen, "%s%s%s", path, slash ? "" : "/", names[i]);
+		/* Subdirectories (and sockets...) named like data files are
+		 * not data; a dangling symlink is reported by the read. */
+		if (stat(full, &st) == 0 && !S_ISREG(st.st_mode)) {
+			free(full);
+			continue;
+		}
+		rc = file_read_with(full, max_bytes, fn, arg, msg);
+		free(full);
+		if (rc != ERR_OK)
+			goto out;
+	}
+out:
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	closedir(dir);
+	return rc;
 }

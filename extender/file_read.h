@@ -53,6 +53,14 @@ typedef enum err file_text_fn(const char *buf, size_t len, const char *origin,
 enum err file_read_with(const char *path, size_t max_bytes, file_text_fn *fn,
 			void *arg, struct errmsg *msg);
 
+/* file_read_with on each regular file of the directory path whose name ends
+ * in .yaml, .yml or .json, in strcmp order of the names, not recursing;
+ * other entries (subdirectories named like data files too) are skipped.
+ * Stops at the first error. ERR_IO: the directory cannot be opened or
+ * read. */
+enum err file_read_dir(const char *path, size_t max_bytes, file_text_fn *fn, void *arg,
+		       struct errmsg *msg);
+
 /* A regular file read line by line, each line held to a ceiling. */
 struct file_lines;
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "extender/inventory/dra_store.h"
 #include "extender/inventory/ledger.h"
 #include "extender/inventory/store.h"
 #include "extender/decide/verdict_cache.h"
@@ -53,6 +54,12 @@ static const char *const event_types[] = { "ADDED", "MODIFIED", "DELETED", "BOOK
 static _Atomic uint64_t kube_restarts, kube_relists, kube_events[NEVENTS + 1];
 static _Atomic uint64_t kube_hist[NBUCKETS + 1], kube_hist_sum_ns;
 static struct store *_Atomic metrics_store;
+static struct dra_store *_Atomic metrics_dra_store;
+
+void metrics_set_dra_store(struct dra_store *s)
+{
+	atomic_store(&metrics_dra_store, s);
+}
 
 void metrics_kube_watch_restart(void)
 {
@@ -326,6 +333,12 @@ char *metrics_render(size_t *len)
 			    (double)(now - oldest) / 1000.0,
 			    contact ? (double)(now - contact) / 1000.0 : -1.0);
 		}
+	}
+	{
+		struct dra_store *dra = atomic_load(&metrics_dra_store);
+
+		if (dra != NULL)
+			dra_store_metrics(dra, &b);
 	}
 	put(&b, "# HELP numa_extender_binds_total Bind verb calls by result.\n"
 		"# TYPE numa_extender_binds_total counter\n"

@@ -50,6 +50,11 @@ void metrics_bind(bool ok);
 struct ledger;
 void metrics_set_ledger(struct ledger *l);
 
+/* The DRA store whose counts /metrics reports (numa_extender_dra_*), or
+ * NULL: none are shown, as when DRA is not configured. */
+struct dra_store;
+void metrics_set_dra_store(struct dra_store *s);
+
 /* Renders everything into a new malloc'd buffer (*len without the NUL). */
 char *metrics_render(size_t *len);
 

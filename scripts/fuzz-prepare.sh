@@ -16,6 +16,7 @@ target=$1 work=$2 dict=$3
 case $target in
 config)        formats="yaml config" ;;
 decide)        formats="nrt quantity kube json yaml" ;;
+dra)           formats="dra kube quantity json yaml" ;;
 events)        formats="json nrt quantity kube" ;;
 judge | nrt)   formats="nrt quantity json yaml" ;;
 pod)           formats="kube quantity json yaml" ;;

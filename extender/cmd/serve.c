@@ -19,6 +19,8 @@
 #include "extender/net_addr.h"
 #include "extender/http/server.h"
 #include "extender/decide/settings.h"
+#include "extender/inventory/dra_store.h"
+#include "extender/inventory/source_dra.h"
 #include "extender/inventory/source_files.h"
 #include "extender/inventory/source_kube.h"
 #include "extender/inventory/source_pods.h"
@@ -133,6 +135,31 @@ static int load(const struct flags *f, struct config *cfg, struct errmsg *msg)
 	return 0;
 }
 
+/* The DRA inventory, when dra.enabled: from the API server with the
+ * kubernetes source, else from inventory.dra.dir. Nothing decides on it
+ * yet; /metrics shows its counts. */
+static int start_dra(const struct config *cfg, struct dra_store **store, struct source_dra **api,
+		     struct source_dra_files **files)
+{
+	struct errmsg msg;
+
+	*store = dra_store_new();
+	metrics_set_dra_store(*store);
+	if (cfg->inventory_source == CONFIG_SOURCE_KUBERNETES) {
+		if (source_dra_start(*store, cfg, api, &msg) != ERR_OK) {
+			fprintf(stderr, "numa-extender serve: DRA watch: %s\n", msg.text);
+			return -1;
+		}
+		return 0;
+	}
+	*files = source_dra_files_new(*store, cfg->dra_dir);
+	source_dra_files_set_max_file_bytes(*files, (size_t)cfg->inventory_max_file_bytes);
+	dir_watch_scan(source_dra_files_watcher(*files));
+	dir_watch_start(source_dra_files_watcher(*files), cfg->inventory_poll_ms);
+	log_info("DRA inventory from files", "dir=%s", log_q(cfg->dra_dir));
+	return 0;
+}
+
 static void reload(const struct flags *f, const struct config *running,
 		   struct settings_holder *holder)
 {
@@ -155,7 +182,7 @@ static void reload(const struct flags *f, const struct config *running,
 	if (strcmp(cfg.listen, running->listen) != 0 ||
 	    (cfg.inventory_dir && running->inventory_dir &&
 	     strcmp(cfg.inventory_dir, running->inventory_dir) != 0) ||
-	    cfg.inventory_source != running->inventory_source)
+	    cfg.inventory_source != running->inventory_source || cfg.dra_enabled != running->dra_enabled)
 		log_warn("SIGHUP: listeners and inventory source change only on restart", NULL);
 	log_info("configuration reloaded", "file=%s strategy=%s weights=%zu missingInventory=%s",
 		 log_q(f->config), score_strategy_name(cfg.scoring.strategy), cfg.scoring.nweights,
@@ -169,6 +196,9 @@ int serve_main(int argc, char **argv)
 	struct source_files *files = NULL;
 	struct source_kube *kube = NULL;
 	struct source_pods *pods = NULL;
+	struct dra_store *dra = NULL;
+	struct source_dra *dra_api = NULL;
+	struct source_dra_files *dra_files = NULL;
 	struct ledger *ledger = NULL;
 	struct kube_binder *binder = NULL;
 	struct decision_log *decisions = NULL;
@@ -271,6 +301,10 @@ int serve_main(int argc, char **argv)
 		source_files_scan(files);
 		source_files_start(files, cfg.inventory_poll_ms);
 	}
+	if (cfg.dra_enabled && start_dra(&cfg, &dra, &dra_api, &dra_files) != 0) {
+		status = 2;
+		goto out;
+	}
 	if (server_start(&cfg, &ctx, &server, &msg) != ERR_OK) {
 		log_error("cannot start the server", "error=%s", log_q(msg.text));
 		status = 1;
@@ -299,6 +333,10 @@ out:
 	kube_binder_free(binder);
 	decision_log_close(decisions);
 	source_files_free(files);
+	source_dra_stop(dra_api);
+	source_dra_files_free(dra_files);
+	metrics_set_dra_store(NULL);
+	dra_store_free(dra);
 	settings_holder_cleanup(&holder);
 	metrics_set_store(NULL);
 	store_free(store);

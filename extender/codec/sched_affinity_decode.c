@@ -80,6 +80,11 @@ static enum err decode_term(struct decode_ctx *c, const struct doc *d, void *ele
 	return rc;
 }
 
+enum err sched_term_decode(struct decode_ctx *c, const struct doc *d, struct sched_term *t)
+{
+	return decode_term(c, d, t, NULL);
+}
+
 static enum err decode_preferred(struct decode_ctx *c, const struct doc *d,
 				 void *elem, void *arg)
 {

@@ -10,6 +10,11 @@
 #include "extender/codec/decode_walk.h"
 #include "scheduler/pod_view.h"
 
+/* One NodeSelectorTerm d (matchExpressions, matchFields), checked the same
+ * way; the caller has pushed d's place onto the path. The DRA decoders read
+ * ResourceSlice and allocation node selectors with it. */
+enum err sched_term_decode(struct decode_ctx *c, const struct doc *d, struct sched_term *t);
+
 /* Reads spec's nodeSelector and affinity.nodeAffinity into pod. */
 enum err sched_affinity_decode(struct decode_ctx *c, const struct doc *spec,
 			       struct sched_pod *pod);

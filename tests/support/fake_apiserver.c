@@ -51,7 +51,11 @@
 /* NodeResourceTopology version index 0 is the storage version. */
 static const char *const versions[NVERSIONS] = { "v1alpha2", "v1alpha1" };
 
-enum res { RES_NRT, RES_POD, NRES };
+/* The DRA resources follow enum dra_kind's order from RES_SLICE on. */
+enum res { RES_NRT, RES_POD, RES_SLICE, RES_CLASS, RES_CLAIM, RES_TEMPLATE, NRES };
+
+#define DRA_GROUP "resource.k8s.io"
+#define DRA_VERSION "v1"
 
 /* What differs between the served resources. */
 struct resource {
@@ -59,12 +63,21 @@ struct resource {
 	const char *qualified; /* as in `<qualified> "name" not found` */
 	const char *group;     /* NULL: the core group */
 	const char *api[NVERSIONS]; /* apiVersion per version index (NULL: none) */
+	bool namespaced;
 };
 
 static const struct resource resources[NRES] = {
 	[RES_NRT] = { KIND, PLURAL, PLURAL "." GROUP, GROUP,
 		      { GROUP "/v1alpha2", GROUP "/v1alpha1" } },
-	[RES_POD] = { "Pod", "pods", "pods", NULL, { "v1", NULL } },
+	[RES_POD] = { "Pod", "pods", "pods", NULL, { "v1", NULL }, true },
+#define DRA_RESOURCE(kind, plural, namespaced)                                              \
+	{ kind, plural, plural "." DRA_GROUP, DRA_GROUP, { DRA_GROUP "/" DRA_VERSION, NULL }, \
+	  namespaced }
+	[RES_SLICE] = DRA_RESOURCE("ResourceSlice", "resourceslices", false),
+	[RES_CLASS] = DRA_RESOURCE("DeviceClass", "deviceclasses", false),
+	[RES_CLAIM] = DRA_RESOURCE("ResourceClaim", "resourceclaims", true),
+	[RES_TEMPLATE] = DRA_RESOURCE("ResourceClaimTemplate", "resourceclaimtemplates", true),
+#undef DRA_RESOURCE
 };
 
 /* What field selectors can compare. The key of a stored object is
@@ -738,18 +751,19 @@ static struct state *render_nrt(json_object *o, const char *name, unsigned long 
 	return st;
 }
 
-/* A pod, kind and apiVersion first as the API server writes them; its list
- * item form has neither (a typed list's items carry no TypeMeta). */
-static struct state *render_pod(json_object *o, const char *ns, const char *name,
-				unsigned long long rv)
+/* A built-in object (a pod, a DRA object), kind and apiVersion first as the
+ * API server writes them; its list item form has neither (a typed list's
+ * items carry no TypeMeta). */
+static struct state *render_builtin(enum res res, json_object *o, const char *ns,
+				    const char *name, unsigned long long rv)
 {
-	struct state *st = state_new(RES_POD, rv);
+	struct state *st = state_new(res, rv);
 	json_object *full = json_object_new_object(), *item = json_object_new_object();
 	struct json_object_iterator it, end;
 
-	set_identity(o, ns, name, rv);
-	set_string(full, "kind", "Pod");
-	set_string(full, "apiVersion", "v1");
+	set_identity(o, resources[res].namespaced ? ns : NULL, name, rv);
+	set_string(full, "kind", resources[res].kind);
+	set_string(full, "apiVersion", resources[res].api[0]);
 	end = json_object_iter_end(o);
 	for (it = json_object_iter_begin(o); !json_object_iter_equal(&it, &end);
 	     json_object_iter_next(&it)) {
@@ -773,7 +787,7 @@ static struct state *render_pod(json_object *o, const char *ns, const char *name
 static struct state *render(enum res res, json_object *o, const char *ns, const char *name,
 			    unsigned long long rv)
 {
-	return res == RES_POD ? render_pod(o, ns, name, rv) : render_nrt(o, name, rv);
+	return res == RES_NRT ? render_nrt(o, name, rv) : render_builtin(res, o, ns, name, rv);
 }
 
 /* The same content at another resourceVersion. */
@@ -1700,7 +1714,7 @@ static unsigned bind_locked(struct fake_apiserver *s, const char *ns, const char
 		return 409;
 	}
 	apply_binding(pod, b);
-	commit_put(s, render_pod(pod, ns, name, ++s->rv));
+	commit_put(s, render_builtin(RES_POD, pod, ns, name, ++s->rv));
 	json_object_put(pod);
 	s->stats.bindings++;
 	return 0;
@@ -1751,6 +1765,23 @@ static enum MHD_Result handle_discovery(struct MHD_Connection *c, int v)
 		      "\"verbs\":[\"delete\",\"deletecollection\",\"get\",\"list\",\"patch\","
 		      "\"create\",\"update\",\"watch\"],\"shortNames\":[\"node-res-topo\"]}]}",
 		  versions[v]);
+	return reply(c, 200, &b, false);
+}
+
+/* The same for resource.k8s.io/v1, as kube-apiserver answers it. */
+static enum MHD_Result handle_dra_discovery(struct MHD_Connection *c)
+{
+	struct sbuf b = { 0 };
+
+	sb_puts(&b, "{\"kind\":\"APIResourceList\",\"apiVersion\":\"v1\",\"groupVersion\":\"" DRA_GROUP
+		    "/" DRA_VERSION "\",\"resources\":[");
+	for (int r = RES_SLICE; r < NRES; r++)
+		sb_printf(&b, "%s{\"name\":\"%s\",\"singularName\":\"\",\"namespaced\":%s,\"kind\":\"%s\","
+			      "\"verbs\":[\"create\",\"delete\",\"deletecollection\",\"get\",\"list\","
+			      "\"patch\",\"update\",\"watch\"]}",
+			  r == RES_SLICE ? "" : ",", resources[r].plural,
+			  resources[r].namespaced ? "true" : "false", resources[r].kind);
+	sb_puts(&b, "]}");
 	return reply(c, 200, &b, false);
 }
 
@@ -1829,9 +1860,46 @@ static struct target pod_target(char **seg, size_t n)
 	return t;
 }
 
+/* /apis/resource.k8s.io/v1[/PLURAL[/NAME]] and, for the namespaced kinds,
+ * /apis/resource.k8s.io/v1/namespaces/NS/PLURAL[/NAME]. */
+static struct target dra_target(const struct fake_apiserver *s, char **seg, size_t n)
+{
+	struct target t = { T_NONE, RES_SLICE, 0, NULL, NULL };
+	size_t at = 3;
+	int r;
+
+	(void)s;
+	if (strcmp(seg[2], DRA_VERSION) != 0)
+		return t;
+	if (n == 3) {
+		t.kind = T_DISCOVERY;
+		return t;
+	}
+	if (n >= 6 && strcmp(seg[3], "namespaces") == 0 && seg[4][0]) {
+		t.ns = seg[4];
+		at = 5;
+	}
+	for (r = RES_SLICE; r < NRES; r++)
+		if (strcmp(seg[at], resources[r].plural) == 0 && (t.ns == NULL || resources[r].namespaced))
+			break;
+	if (r == NRES)
+		return t;
+	t.res = (enum res)r;
+	if (n == at + 1) {
+		t.kind = T_COLLECTION;
+	} else if (n == at + 2 && seg[at + 1][0] && (t.ns != NULL || !resources[r].namespaced)) {
+		t.kind = T_OBJECT;
+		t.name = seg[at + 1];
+	}
+	return t;
+}
+
 static struct target parse_target(const struct fake_apiserver *s, char **seg, size_t n)
 {
 	struct target none = { T_NONE, RES_NRT, -1, NULL, NULL };
+
+	if (n >= 3 && strcmp(seg[0], "apis") == 0 && strcmp(seg[1], DRA_GROUP) == 0)
+		return dra_target(s, seg, n);
 
 	if (n >= 3 && strcmp(seg[0], "apis") == 0 && strcmp(seg[1], GROUP) == 0)
 		return nrt_target(s, seg, n);
@@ -1855,6 +1923,8 @@ static enum MHD_Result route(struct fake_apiserver *s, struct MHD_Connection *c,
 		ret = reply_method_not_allowed(c);
 	else if (t.kind == T_NONE)
 		ret = reply_not_found_path(c);
+	else if (t.kind == T_DISCOVERY && t.res != RES_NRT)
+		ret = handle_dra_discovery(c);
 	else if (t.kind == T_DISCOVERY)
 		ret = handle_discovery(c, t.version);
 	else if (t.kind == T_OBJECT)
@@ -2098,6 +2168,31 @@ int fake_apiserver_port(const struct fake_apiserver *s)
 
 /* ---- objects ------------------------------------------------------------- */
 
+/* The stored JSON of an object, malloc'd, or NULL. */
+static char *get_json(struct fake_apiserver *s, enum res res, const char *ns, const char *name)
+{
+	struct state *st;
+	char *json;
+
+	pthread_mutex_lock(&s->mu);
+	st = store_get(s, res, ns, name);
+	json = st ? xstrdup(st->json[0]) : NULL;
+	pthread_mutex_unlock(&s->mu);
+	return json;
+}
+
+/* commit_delete under the mutex. */
+static unsigned long long delete_locked(struct fake_apiserver *s, enum res res, const char *ns,
+					const char *name)
+{
+	unsigned long long rv;
+
+	pthread_mutex_lock(&s->mu);
+	rv = commit_delete(s, res, ns, name);
+	pthread_mutex_unlock(&s->mu);
+	return rv;
+}
+
 unsigned long long fake_apiserver_put(struct fake_apiserver *s, const char *name,
 				      const char *object_json)
 {
@@ -2114,12 +2209,7 @@ unsigned long long fake_apiserver_put(struct fake_apiserver *s, const char *name
 
 unsigned long long fake_apiserver_delete(struct fake_apiserver *s, const char *name)
 {
-	unsigned long long rv;
-
-	pthread_mutex_lock(&s->mu);
-	rv = commit_delete(s, RES_NRT, "", name);
-	pthread_mutex_unlock(&s->mu);
-	return rv;
+	return delete_locked(s, RES_NRT, "", name);
 }
 
 size_t fake_apiserver_list(struct fake_apiserver *s, char ***names, char ***json)
@@ -2163,8 +2253,8 @@ unsigned long long fake_apiserver_resource_version(struct fake_apiserver *s)
 
 /* Called with the mutex held: metadata.uid and .creationTimestamp, which
  * the API server sets on create and never changes, kept from the stored
- * pod (old, may be NULL) when the new JSON has none, else made now. */
-static void set_pod_birth(struct fake_apiserver *s, json_object *o, const struct state *old)
+ * object (old, may be NULL) when the new JSON has none, else made now. */
+static void set_birth(struct fake_apiserver *s, json_object *o, const struct state *old)
 {
 	json_object *meta = member_object(o, "metadata");
 	json_object *prev = old ? parse_object_or_die(old->json[0]) : NULL;
@@ -2192,42 +2282,38 @@ static void set_pod_birth(struct fake_apiserver *s, json_object *o, const struct
 	json_object_put(prev);
 }
 
-unsigned long long fake_apiserver_pod_put(struct fake_apiserver *s, const char *namespace_,
-					  const char *name, const char *pod_json)
+/* A new state of a built-in object: its birth fields kept or made, then
+ * stored as a change. */
+static unsigned long long put_builtin(struct fake_apiserver *s, enum res res, const char *ns,
+				     const char *name, const char *object_json)
 {
-	json_object *o = parse_object_or_die(pod_json);
+	json_object *o = parse_object_or_die(object_json);
 	unsigned long long rv;
 
 	pthread_mutex_lock(&s->mu);
-	set_pod_birth(s, o, store_get(s, RES_POD, namespace_, name));
+	set_birth(s, o, store_get(s, res, ns, name));
 	rv = ++s->rv;
-	commit_put(s, render_pod(o, namespace_, name, rv));
+	commit_put(s, render_builtin(res, o, ns, name, rv));
 	pthread_mutex_unlock(&s->mu);
 	json_object_put(o);
 	return rv;
 }
 
+unsigned long long fake_apiserver_pod_put(struct fake_apiserver *s, const char *namespace_,
+					  const char *name, const char *pod_json)
+{
+	return put_builtin(s, RES_POD, namespace_, name, pod_json);
+}
+
 unsigned long long fake_apiserver_pod_delete(struct fake_apiserver *s, const char *namespace_,
 					     const char *name)
 {
-	unsigned long long rv;
-
-	pthread_mutex_lock(&s->mu);
-	rv = commit_delete(s, RES_POD, namespace_, name);
-	pthread_mutex_unlock(&s->mu);
-	return rv;
+	return delete_locked(s, RES_POD, namespace_, name);
 }
 
 char *fake_apiserver_pod_get(struct fake_apiserver *s, const char *namespace_, const char *name)
 {
-	struct state *st;
-	char *json;
-
-	pthread_mutex_lock(&s->mu);
-	st = store_get(s, RES_POD, namespace_, name);
-	json = st ? xstrdup(st->json[0]) : NULL;
-	pthread_mutex_unlock(&s->mu);
-	return json;
+	return get_json(s, RES_POD, namespace_, name);
 }
 
 /* ---- faults -------------------------------------------------------------- */
@@ -2346,4 +2432,42 @@ bool fake_apiserver_wait_watches(struct fake_apiserver *s, unsigned n, int timeo
 	ok = s->open_watches == n;
 	pthread_mutex_unlock(&s->mu);
 	return ok;
+}
+
+/* ---- resource.k8s.io/v1 -------------------------------------------------- */
+
+static enum res dra_res(enum dra_kind kind)
+{
+	return (enum res)(RES_SLICE + (int)kind);
+}
+
+/* The store's key namespace of a DRA object: "" when cluster-scoped. */
+static const char *dra_ns(enum res res, const char *namespace_)
+{
+	return resources[res].namespaced && namespace_ ? namespace_ : "";
+}
+
+unsigned long long fake_apiserver_dra_put(struct fake_apiserver *s, enum dra_kind kind,
+					  const char *namespace_, const char *name,
+					  const char *object_json)
+{
+	enum res res = dra_res(kind);
+
+	return put_builtin(s, res, dra_ns(res, namespace_), name, object_json);
+}
+
+unsigned long long fake_apiserver_dra_delete(struct fake_apiserver *s, enum dra_kind kind,
+					     const char *namespace_, const char *name)
+{
+	enum res res = dra_res(kind);
+
+	return delete_locked(s, res, dra_ns(res, namespace_), name);
+}
+
+char *fake_apiserver_dra_get(struct fake_apiserver *s, enum dra_kind kind, const char *namespace_,
+			     const char *name)
+{
+	enum res res = dra_res(kind);
+
+	return get_json(s, res, dra_ns(res, namespace_), name);
 }

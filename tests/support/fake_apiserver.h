@@ -5,7 +5,12 @@
  *   v1alpha2 and/or v1alpha1): list, watch and get, plus the group
  *   version's discovery document;
  * - core/v1 Pods: list and watch across all namespaces or in one, get, and
- *   the pods/binding subresource (POST), the one write served over HTTP.
+ *   the pods/binding subresource (POST), the one write served over HTTP;
+ * - resource.k8s.io/v1 ResourceSlices and DeviceClasses
+ *   (cluster-scoped), ResourceClaims and ResourceClaimTemplates (in every
+ *   namespace or in one): list, watch and get, plus the group version's
+ *   discovery document. Their list items carry no apiVersion or kind, as
+ *   in a real typed list.
  * Nothing else: no other resources or verbs (405), no label selectors (the
  * parameter is ignored), no protobuf. A list always shows the newest state
  * (resourceVersion and resourceVersionMatch on a list are ignored); a watch
@@ -20,8 +25,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "extender/codec/dra_decode.h"
+
 /* The protocol. Collections: /apis/topology.node.k8s.io/<version>/
- * noderesourcetopologies, /api/v1/pods and /api/v1/namespaces/<ns>/pods.
+ * noderesourcetopologies, /api/v1/pods and /api/v1/namespaces/<ns>/pods,
+ * /apis/resource.k8s.io/v1/<plural> and, for claims and templates,
+ * /apis/resource.k8s.io/v1/namespaces/<ns>/<plural>.
  * - Every request: authentication (401), then fail_next, then the method:
  *   POST only on .../pods/<name>/binding, GET everywhere else (405), then
  *   routing; an unserved path gets kube's 404 Status "the server could not
@@ -145,6 +154,22 @@ unsigned long long fake_apiserver_pod_delete(struct fake_apiserver *s, const cha
 					     const char *name);
 /* The stored pod's JSON (as a get returns it), malloc'd; NULL when absent. */
 char *fake_apiserver_pod_get(struct fake_apiserver *s, const char *namespace_, const char *name);
+
+/* resource.k8s.io/v1 objects, one per (kind, namespace, name); namespace_
+ * is ignored for the cluster-scoped kinds. The put sets apiVersion, kind,
+ * metadata.name, .namespace (namespaced kinds), .resourceVersion, and
+ * .uid and .creationTimestamp as pods get them; the objects share the one
+ * resourceVersion counter and history (watches get ADDED / MODIFIED /
+ * DELETED as for pods). object_json must be a JSON object (aborts
+ * otherwise). Returns the new resourceVersion; a delete of an absent
+ * object returns 0. get: the stored JSON, malloc'd; NULL when absent. */
+unsigned long long fake_apiserver_dra_put(struct fake_apiserver *s, enum dra_kind kind,
+					  const char *namespace_, const char *name,
+					  const char *object_json);
+unsigned long long fake_apiserver_dra_delete(struct fake_apiserver *s, enum dra_kind kind,
+					     const char *namespace_, const char *name);
+char *fake_apiserver_dra_get(struct fake_apiserver *s, enum dra_kind kind, const char *namespace_,
+			     const char *name);
 
 /* Faults. "Open watches" are the watch streams open at the time of the
  * call, of either resource; each queued item is delivered in the order of

@@ -208,7 +208,7 @@ bool serve_cluster_start_pair(struct serve_cluster *c, const char *tag, const ch
 	f = serve_cluster_open_config(c, tag);
 	fprintf(f, "decisionLog: {path: %s}\nlisten: \"127.0.0.1:0\"\nurlPrefix: /numa\n"
 		   "inventory: {source: kubernetes, kubeconfig: %s, watchIdleTimeout: 5s}\n"
-		   "ledger: {mode: predicted, assumeTTL: 1h}\nlog: {level: info}\n",
+		   "ledger: {mode: predicted, assumeTTL: 1h}\ndra: {enabled: true}\nlog: {level: info}\n",
 		c->decisions, c->kubeconfig);
 	fclose(f);
 	serve_cluster_launch(c);

@@ -79,7 +79,8 @@ bool serve_cluster_wait_ledger(const struct serve_cluster *c, const char *node, 
 
 /* Starts the fake API server (token) with both NRTs, writes the kubeconfig
  * and a config (decision log, port 0, urlPrefix /numa, kubernetes inventory,
- * predicted ledger, log level info), launches serve and waits until it is
+ * predicted ledger, the DRA inventory on, as the manifests have it; log
+ * level info), launches serve and waits until it is
  * ready; false when the fake or serve did not start. */
 bool serve_cluster_start_pair(struct serve_cluster *c, const char *tag, const char *token);
 /* A Guaranteed pod of cpus CPUs, 1Gi and gpus GPUs, with priority prio;

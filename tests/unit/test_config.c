@@ -67,6 +67,11 @@ static void assert_defaults(const struct config *c)
 	assert_int_equal(c->ledger_assume_ttl_ms, 30000);
 	assert_int_equal(c->ledger_max_assume_age_ms, 600000);
 	assert_false(c->bind_enabled);
+	assert_false(c->dra_enabled);
+	assert_null(c->dra_dir);
+	assert_int_equal(c->dra_alignment, CONFIG_DRA_PREFER);
+	assert_int_equal(c->dra_unknown_numa, CONFIG_DRA_UNKNOWN_ALLOW);
+	assert_int_equal(c->dra_allocator_order, CONFIG_DRA_SORTED);
 }
 
 /* Writes len bytes to a new temporary file; the caller unlinks path. */
@@ -399,7 +404,8 @@ static void config_example_mentions_every_key(void **state)
 		"missingInventory:", "scoring:", "strategy:", "resources:", "name:",
 		"weight:", "limits:", "maxBodyBytes:", "maxConnections:",
 		"idleTimeout:", "threads:", "log:", "level:", "ledger:", "enabled:",
-		"mode:", "assumeTTL:", "maxAssumeAge:", "bind:",
+		"mode:", "assumeTTL:", "maxAssumeAge:", "bind:", "dra:", "alignment:",
+		"unknownNUMA:", "allocatorOrder:",
 	};
 	char *text;
 	FILE *f;
@@ -682,6 +688,68 @@ static void config_reports_cross_field_errors(void **state)
 
 	(void)state;
 	expect_errors(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* The DRA keys: every value, inventory.dra.dir with source files, and the
+ * rules between them and the inventory source. */
+static void config_dra_keys(void **state)
+{
+	static const struct bad cases[] = {
+		{ "inventory:\n  source: kubernetes\n  dra: {dir: /dra}\n", ERR_INVALID,
+		  "extender.yaml:3:9: inventory: dra.dir needs source: files (with kubernetes the DRA "
+		  "objects come from the API)" },
+		{ "inventory:\n  dra:\n    dir: /dra\n", ERR_INVALID,
+		  "extender.yaml:3:5: inventory: dra.dir needs dra.enabled: true" },
+		{ "dra:\n  enabled: true\n", ERR_INVALID,
+		  "extender.yaml:2:3: dra: enabled with inventory.source: files needs inventory.dra.dir" },
+		{ "dra: {alignment: strict}\n", ERR_INVALID,
+		  "extender.yaml:1:18: dra.alignment: expected one of require, prefer, off, got \"strict\"" },
+		{ "dra: {unknownNUMA: ignore}\n", ERR_INVALID,
+		  "extender.yaml:1:20: dra.unknownNUMA: expected one of allow, deny, got \"ignore\"" },
+		{ "dra: {allocatorOrder: random}\n", ERR_INVALID,
+		  "extender.yaml:1:23: dra.allocatorOrder: expected one of sorted, unsorted, got \"random\"" },
+		{ "dra: {enabled: yes}\n", ERR_INVALID,
+		  "extender.yaml:1:16: dra.enabled: expected one of false, true, got \"yes\"" },
+		{ "inventory: {dra: {dir: \"\"}}\n", ERR_INVALID,
+		  "extender.yaml:1:24: inventory.dra.dir: must not be empty" },
+		{ "inventory: {dra: {path: /x}}\n", ERR_INVALID,
+		  "extender.yaml:1:19: inventory.dra: unknown key \"path\"" },
+		{ "dra: {enabled: true, numa: deny}\n", ERR_INVALID,
+		  "extender.yaml:1:22: dra: unknown key \"numa\"" },
+	};
+	struct config c;
+
+	(void)state;
+	load_ok("inventory: {dra: {dir: /etc/dra}}\n"
+		"dra: {enabled: true, alignment: require, unknownNUMA: deny, allocatorOrder: unsorted}\n",
+		&c);
+	assert_true(c.dra_enabled);
+	assert_string_equal(c.dra_dir, "/etc/dra");
+	assert_int_equal(c.dra_alignment, CONFIG_DRA_REQUIRE);
+	assert_int_equal(c.dra_unknown_numa, CONFIG_DRA_UNKNOWN_DENY);
+	assert_int_equal(c.dra_allocator_order, CONFIG_DRA_UNSORTED);
+	config_cleanup(&c);
+	/* From the API: no directory. */
+	load_ok("inventory: {source: kubernetes}\ndra: {enabled: true, alignment: 'off'}\n", &c);
+	assert_true(c.dra_enabled);
+	assert_null(c.dra_dir);
+	assert_int_equal(c.dra_alignment, CONFIG_DRA_OFF);
+	config_cleanup(&c);
+	load_ok("dra: {alignment: prefer, unknownNUMA: allow, allocatorOrder: sorted}\n", &c);
+	assert_false(c.dra_enabled);
+	assert_int_equal(c.dra_alignment, CONFIG_DRA_PREFER);
+	config_cleanup(&c);
+	expect_errors(cases, sizeof cases / sizeof cases[0]);
+	/* The rules hold for a configuration changed after loading too. */
+	config_init(&c);
+	c.dra_enabled = true;
+	{
+		struct errmsg msg = { { 0 } };
+
+		assert_int_equal(config_check(&c, &msg), ERR_INVALID);
+		assert_string_equal(msg.text, "dra: enabled with inventory.source: files needs inventory.dra.dir");
+	}
+	config_cleanup(&c);
 }
 
 /* bind on loopback listeners, or behind mTLS, and the ledger's keys. */
@@ -1057,6 +1125,7 @@ int main(void)
 		cmocka_unit_test(config_reports_value_errors),
 		cmocka_unit_test(config_reports_cross_field_errors),
 		cmocka_unit_test(config_bind_and_ledger),
+		cmocka_unit_test(config_dra_keys),
 		cmocka_unit_test(config_reports_yaml_errors),
 		cmocka_unit_test(config_nesting_limit_is_16),
 		cmocka_unit_test(config_hostile_nesting_fails_fast),

@@ -137,6 +137,13 @@ static void add_version(struct api_calls *calls, const char *version)
 	snprintf(calls->versions[calls->nversions++], sizeof calls->versions[0], "%s", version);
 }
 
+/* The core group and the groups kube-apiserver serves itself
+ * (resource.k8s.io: DRA) need no CRD; their versions are not the CRD's. */
+static bool builtin_group(const char *group)
+{
+	return group[0] == '\0' || strcmp(group, "resource.k8s.io") == 0;
+}
+
 /* The calls of one source file (origin names it in messages). */
 static bool extract_from_source(const char *src, const char *origin, struct api_calls *calls,
 				struct errmsg *msg)
@@ -188,7 +195,7 @@ static bool extract_from_source(const char *src, const char *origin, struct api_
 		/* Versions are those of API groups (CRDs); the core API is v1. */
 		if (strcmp(version, "%s") == 0)
 			any_version = true;
-		else if (p)
+		else if (p && !builtin_group(group))
 			add_version(calls, version);
 	}
 	for (i = 0; any_version && i < n; i++)
@@ -212,6 +219,8 @@ static bool file_in_use(const char *name, const struct config *cfg)
 		return cfg->bind_enabled;
 	if (strcmp(name, "source_pods.c") == 0)
 		return cfg->ledger_enabled && cfg->inventory_source == CONFIG_SOURCE_KUBERNETES;
+	if (strcmp(name, "source_dra.c") == 0)
+		return cfg->dra_enabled && cfg->inventory_source == CONFIG_SOURCE_KUBERNETES;
 	return true;
 }
 
@@ -416,9 +425,9 @@ static bool extender_grants(const struct kz_build *s, const struct mf_ext_site *
 static void manifests_rbac_grants_exactly_the_api_calls_in_the_source(void **state)
 {
 	/* What the derivation must find for a bind-enabled extender with the
-	 * ledger: the inventory and the pod watch, plus kube_bind.c's GET of
-	 * the pod and POST of its Binding. Pinned, so that neither the source
-	 * scan nor the bind overlay can drift unnoticed. */
+	 * ledger and the DRA inventory: the NRT, pod and DRA watches, plus
+	 * kube_bind.c's GET of the pod and POST of its Binding. Pinned, so that
+	 * neither the source scan nor the bind overlay can drift unnoticed. */
 	static const char *const bind_calls[][3] = {
 		{ "topology.node.k8s.io", "noderesourcetopologies", "list" },
 		{ "topology.node.k8s.io", "noderesourcetopologies", "watch" },
@@ -426,6 +435,14 @@ static void manifests_rbac_grants_exactly_the_api_calls_in_the_source(void **sta
 		{ "", "pods", "watch" },
 		{ "", "pods", "get" },
 		{ "", "pods/binding", "create" },
+		{ "resource.k8s.io", "resourceslices", "list" },
+		{ "resource.k8s.io", "resourceslices", "watch" },
+		{ "resource.k8s.io", "deviceclasses", "list" },
+		{ "resource.k8s.io", "deviceclasses", "watch" },
+		{ "resource.k8s.io", "resourceclaims", "list" },
+		{ "resource.k8s.io", "resourceclaims", "watch" },
+		{ "resource.k8s.io", "resourceclaimtemplates", "list" },
+		{ "resource.k8s.io", "resourceclaimtemplates", "watch" },
 	};
 	struct api_calls calls;
 	struct errmsg msg;
@@ -455,8 +472,9 @@ static void manifests_rbac_grants_exactly_the_api_calls_in_the_source(void **sta
 				fail_msg("%s", msg.text);
 			if (!st.ext[j].cfg.bind_enabled)
 				continue;
-			if (!st.ext[j].cfg.ledger_enabled || calls.n != sizeof bind_calls / sizeof *bind_calls)
-				fail_msg("%s: bind with the ledger should need %zu grants, the source scan found %zu",
+			if (!st.ext[j].cfg.ledger_enabled || !st.ext[j].cfg.dra_enabled ||
+			    calls.n != sizeof bind_calls / sizeof *bind_calls)
+				fail_msg("%s: bind with the ledger and DRA should need %zu grants, the source scan found %zu",
 					 mf_tree.sets[i].dir, sizeof bind_calls / sizeof *bind_calls, calls.n);
 			for (k = 0; k < sizeof bind_calls / sizeof *bind_calls; k++)
 				if (!has_call(&calls, bind_calls[k][0], bind_calls[k][1], bind_calls[k][2]))
@@ -755,8 +773,8 @@ static void manifests_crd_matches_the_source_and_the_nrt_api(void **state)
 	if (!extract_api_calls("extender", &calls, &msg))
 		fail_msg("%s", msg.text);
 	assert_true(calls.n >= 1);
-	/* The core group ("") needs no CRD. */
-	for (i = 0; i < calls.n && calls.v[i].group[0] == '\0'; i++)
+	/* The core group ("") and the built-in ones need no CRD. */
+	for (i = 0; i < calls.n && builtin_group(calls.v[i].group); i++)
 		;
 	assert_true(i < calls.n);
 	crd = find_crd(&mf_tree.sets[0], calls.v[i].group, calls.v[i].resource);
