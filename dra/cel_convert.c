@@ -166,6 +166,8 @@ struct cel_val cel_to_double(struct cel_ctx *c, const struct cel_val *v)
 		r.v.d = (double)v->v.u;
 		return r;
 	case CEL_V_STRING:
+		if (!cel_charge(c, cel_string_units(v->v.s.len)))
+			return cel_error(c, "actual cost limit exceeded");
 		return parse_double(c, v->v.s.p, v->v.s.len);
 	default:
 		return cel_no_overload(c, "double", v, NULL);

@@ -491,6 +491,12 @@ enum dra_cel_value dra_cel_eval(const struct dra_cel_program *p, const struct dr
 		textbuf_adds(&msg, "no program or no device");
 		return DRA_CEL_ERROR;
 	}
+	if (d->nattributes > CEL_MAX_DEVICE_ENTRIES || d->ncapacity > CEL_MAX_DEVICE_ENTRIES) {
+		textbuf_printf(&msg, "cannot evaluate like the scheduler: a device with more than %d "
+				     "attributes or capacities",
+			       CEL_MAX_DEVICE_ENTRIES);
+		return DRA_CEL_ERROR;
+	}
 	if (!versions_parse(d, &msg))
 		return DRA_CEL_ERROR;
 	/* Not memset: the arena's inline block is 8 KiB and needs no zeros. */
@@ -498,6 +504,7 @@ enum dra_cel_value dra_cel_eval(const struct dra_cel_program *p, const struct dr
 	c.driver = driver ? driver : "";
 	c.cost = 0;
 	c.aborted = false;
+	c.firsts_ready[0] = c.firsts_ready[1] = false;
 	arena_init(&c.arena);
 	c.slots = arena_alloc(&c.arena, p->nslots * sizeof *c.slots);
 	c.slots[0].kind = CEL_V_DEVICE;

@@ -73,7 +73,9 @@ static struct cel_val string_test(struct cel_ctx *c, const struct cel_node *n,
 	p = s->v.s.p;
 	len = s->v.s.len;
 	m = arg->v.s.len;
-	if (!cel_charge(c, cel_string_units(n->fn == CEL_FN_CONTAINS ? len : m)))
+	/* contains() compares at every position: the product of the lengths. */
+	if (!cel_charge(c, n->fn == CEL_FN_CONTAINS ? cel_string_units(len) * (1 + m / 10)
+						    : cel_string_units(m)))
 		return aborted(c);
 	if (n->fn == CEL_FN_CONTAINS)
 		return cel_bool(has_substring(p, len, arg->v.s.p, m));
@@ -94,9 +96,9 @@ static struct cel_val matches(struct cel_ctx *c, const struct cel_node *n,
 
 	if (s->kind != CEL_V_STRING || pattern->kind != CEL_V_STRING)
 		return cel_no_overload(c, "matches", s, pattern);
-	if (!cel_charge(c, cel_string_units(s->v.s.len) * (1 + pattern->v.s.len / 4)))
-		return aborted(c);
 	if (re == NULL) {
+		if (!cel_charge(c, cel_string_units(pattern->v.s.len)))
+			return aborted(c);
 		switch (cel_regex_compile(pattern->v.s.p, pattern->v.s.len, &own, why,
 					  sizeof why)) {
 		case CEL_REGEX_OK:
@@ -107,6 +109,12 @@ static struct cel_val matches(struct cel_ctx *c, const struct cel_node *n,
 		default:
 			return cel_error(c, "invalid regular expression: %s", why);
 		}
+	}
+	/* The C library's matcher walks the text once per state of the
+	 * expanded pattern, at worst. */
+	if (!cel_charge(c, cel_string_units(s->v.s.len) * (1 + cel_regex_size(re) / 4))) {
+		cel_regex_free(own);
+		return aborted(c);
 	}
 	r = cel_regex_match(re, s->v.s.p, s->v.s.len);
 	cel_regex_free(own);
@@ -146,6 +154,8 @@ static struct cel_val quantity_of(struct cel_ctx *c, const struct cel_node *n,
 		return *(const struct cel_val *)n->constant;
 	if (text->kind != CEL_V_STRING)
 		return cel_no_overload(c, test ? "isQuantity" : "quantity", text, NULL);
+	if (!cel_charge(c, cel_string_units(text->v.s.len)))
+		return aborted(c);
 	switch (cel_qty_parse(text->v.s.p, text->v.s.len, &v.v.q)) {
 	case CEL_QTY_OK:
 		return test ? cel_bool(true) : v;
@@ -171,6 +181,8 @@ static struct cel_val semver_of(struct cel_ctx *c, const struct cel_node *n,
 	if (args[0].kind != CEL_V_STRING || (n->nargs == 2 && args[1].kind != CEL_V_BOOL))
 		return cel_no_overload(c, test ? "isSemver" : "semver", &args[0],
 				       n->nargs == 2 ? &args[1] : NULL);
+	if (!cel_charge(c, cel_string_units(args[0].v.s.len)))
+		return aborted(c);
 	normalize = n->nargs == 2 && args[1].v.b;
 	sv = arena_alloc(&c->arena, sizeof *sv);
 	if (normalize)

@@ -25,6 +25,7 @@
 struct cel_regex {
 	regex_t re;
 	bool width;    /* can match a non-ASCII character */
+	size_t size;   /* expanded atoms */
 	char *posix;
 };
 
@@ -664,6 +665,7 @@ enum cel_regex_status cel_regex_compile(const char *pattern, size_t len, struct 
 	}
 	re = xcalloc(1, sizeof *re);
 	re->width = t.width;
+	re->size = p.size;
 	re->posix = textbuf_take(&t.out, NULL);
 	rc = regcomp(&re->re, re->posix, REG_EXTENDED | REG_NOSUB);
 	if (rc != 0) {
@@ -696,6 +698,11 @@ int cel_regex_match(const struct cel_regex *re, const char *text, size_t len)
 				return -1;
 	}
 	return regexec(&re->re, text, 0, NULL, 0) == 0;
+}
+
+size_t cel_regex_size(const struct cel_regex *re)
+{
+	return re->size;
 }
 
 const char *cel_regex_posix(const struct cel_regex *re)

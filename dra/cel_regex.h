@@ -48,6 +48,10 @@ void cel_regex_free(struct cel_regex *re);
  * when this engine cannot tell (see above). */
 int cel_regex_match(const struct cel_regex *re, const char *text, size_t len);
 
+/* The pattern's expanded size (atoms times their repetitions), the work
+ * one position of a text may cost. */
+size_t cel_regex_size(const struct cel_regex *re);
+
 /* The ERE the pattern became (for tests and messages). */
 const char *cel_regex_posix(const struct cel_regex *re);
 

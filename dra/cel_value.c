@@ -258,6 +258,8 @@ static struct cel_val equal_maps(struct cel_ctx *c, const struct cel_val *a,
 
 	if (n != cel_map_size(c, b))
 		return cel_bool(false);
+	if (!cel_charge(c, n * n))
+		return cel_error(c, "actual cost limit exceeded");
 	for (size_t i = 0; i < n; i++) {
 		struct cel_val key = cel_map_key(c, a, i), av, bv, e;
 
@@ -331,23 +333,28 @@ static const char *cap_domain(const struct cel_ctx *c, size_t i)
 	return c->dev->capacity[i].domain ? c->dev->capacity[i].domain : "";
 }
 
-/* The index of the first entry of each distinct domain, counted. */
-static bool nth_domain(const struct cel_ctx *c, bool caps, size_t nth, size_t *at)
+/* The first entries of the distinct domains, in the device's order. */
+static void domains(struct cel_ctx *c, bool caps)
 {
-	size_t n = caps ? c->dev->ncapacity : c->dev->nattributes, seen = 0;
+	size_t n = caps ? c->dev->ncapacity : c->dev->nattributes;
 
+	if (c->firsts_ready[caps])
+		return;
+	c->firsts[caps] = arena_alloc_raw(&c->arena, n ? n : 1);
+	c->nfirsts[caps] = 0;
 	for (size_t i = 0; i < n; i++) {
 		const char *d = caps ? cap_domain(c, i) : attr_domain(c, i);
 		bool first = true;
 
-		for (size_t k = 0; k < i && first; k++)
-			first = strcmp(d, caps ? cap_domain(c, k) : attr_domain(c, k)) != 0;
-		if (first && seen++ == nth) {
-			*at = i;
-			return true;
+		for (size_t k = 0; k < c->nfirsts[caps] && first; k++) {
+			size_t at = c->firsts[caps][k];
+
+			first = strcmp(d, caps ? cap_domain(c, at) : attr_domain(c, at)) != 0;
 		}
+		if (first)
+			c->firsts[caps][c->nfirsts[caps]++] = (uint8_t)i;
 	}
-	return false;
+	c->firsts_ready[caps] = true;
 }
 
 /* The first entry of a domain, by name. */
@@ -382,16 +389,16 @@ static size_t domain_entry(const struct cel_ctx *c, bool caps, const char *domai
 	return count;
 }
 
-size_t cel_map_size(const struct cel_ctx *c, const struct cel_val *m)
+size_t cel_map_size(struct cel_ctx *c, const struct cel_val *m)
 {
-	size_t at = 0, count = 0;
+	size_t at = 0;
+	bool caps = m->v.map.kind == CEL_MAP_CAPS;
 
 	switch (m->v.map.kind) {
 	case CEL_MAP_ATTRS:
 	case CEL_MAP_CAPS:
-		while (nth_domain(c, m->v.map.kind == CEL_MAP_CAPS, count, &at))
-			count++;
-		return count;
+		domains(c, caps);
+		return c->nfirsts[caps];
 	case CEL_MAP_ATTR_DOMAIN:
 	case CEL_MAP_CAP_DOMAIN:
 		return domain_entry(c, m->v.map.kind == CEL_MAP_CAP_DOMAIN, m->v.map.domain,
@@ -406,7 +413,7 @@ static struct cel_val c_string(const char *s)
 	return cel_string(s ? s : "", s ? strlen(s) : 0);
 }
 
-struct cel_val cel_map_key(const struct cel_ctx *c, const struct cel_val *m, size_t i)
+struct cel_val cel_map_key(struct cel_ctx *c, const struct cel_val *m, size_t i)
 {
 	size_t at = 0;
 	bool caps = m->v.map.kind == CEL_MAP_CAPS || m->v.map.kind == CEL_MAP_CAP_DOMAIN;
@@ -414,7 +421,8 @@ struct cel_val cel_map_key(const struct cel_ctx *c, const struct cel_val *m, siz
 	switch (m->v.map.kind) {
 	case CEL_MAP_ATTRS:
 	case CEL_MAP_CAPS:
-		nth_domain(c, caps, i, &at);
+		domains(c, caps);
+		at = i < c->nfirsts[caps] ? c->firsts[caps][i] : 0;
 		return c_string(caps ? cap_domain(c, at) : attr_domain(c, at));
 	case CEL_MAP_ATTR_DOMAIN:
 	case CEL_MAP_CAP_DOMAIN:

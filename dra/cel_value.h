@@ -80,6 +80,10 @@ struct cel_val {
  * later than the scheduler's. */
 #define CEL_COST_LIMIT ((uint64_t)DRA_CEL_MAX_COST)
 
+/* Attributes or capacities of one device at most: the API server allows
+ * 32 of both together; a device with more cannot come from it. */
+#define CEL_MAX_DEVICE_ENTRIES 128
+
 struct cel_ctx {
 	const struct dra_device *dev;
 	const char *driver;
@@ -87,6 +91,11 @@ struct cel_ctx {
 	struct cel_val *slots;    /* the variables, by slot (0: device) */
 	uint64_t cost;
 	bool aborted;             /* the cost limit was passed */
+	/* The index of the first entry of each distinct domain, of the
+	 * attributes [0] and the capacities [1]: worked out at first use. */
+	uint8_t *firsts[2];
+	size_t nfirsts[2];
+	bool firsts_ready[2];
 };
 
 /* --- construction --- */
@@ -128,8 +137,8 @@ bool cel_compare(struct cel_ctx *c, const struct cel_val *a, const struct cel_va
 /* --- the device's maps --- */
 
 /* The number of entries, and the key at i (a string). */
-size_t cel_map_size(const struct cel_ctx *c, const struct cel_val *m);
-struct cel_val cel_map_key(const struct cel_ctx *c, const struct cel_val *m, size_t i);
+size_t cel_map_size(struct cel_ctx *c, const struct cel_val *m);
+struct cel_val cel_map_key(struct cel_ctx *c, const struct cel_val *m, size_t i);
 /* m[key]: true and *out when found (the outer maps find every domain);
  * false when not. */
 bool cel_map_find(struct cel_ctx *c, const struct cel_val *m, const struct cel_val *key,

@@ -451,6 +451,29 @@ static void list_and_version_attributes(void **state)
 	dra_device_cleanup(&d.d);
 }
 
+/* The API server allows 32 attributes and capacities per device; far more
+ * cannot come from it and is not evaluated (their maps' work grows with
+ * the square of the count). */
+static void oversized_devices_are_not_evaluated(void **state)
+{
+	struct dev d = { .driver = "x.io" };
+	char name[16];
+
+	(void)state;
+	cel_dev_init(&d.d, "many");
+	for (int i = 0; i < 128; i++) {
+		snprintf(name, sizeof name, "a%d", i);
+		cel_dev_int(&d.d, i % 2 ? "x.io" : "y.io", name, i);
+	}
+	EXPECT("size(device.attributes) == 2 && size(device.attributes['x.io']) == 64", &d,
+	       DRA_CEL_TRUE, NULL);
+	EXPECT("device.attributes.all(k, device.attributes[k].all(a, a.startsWith('a')))", &d,
+	       DRA_CEL_TRUE, NULL);
+	cel_dev_int(&d.d, "x.io", "one-too-many", 0);
+	EXPECT("true", &d, DRA_CEL_ERROR, "a device with more than 128 attributes");
+	dra_device_cleanup(&d.d);
+}
+
 static void errors_are_absorbed_where_the_other_side_decides(void **state)
 {
 	static const struct selector_case cases[] = {
@@ -668,6 +691,16 @@ static void work_is_bounded_by_the_cost_limit(void **state)
 	EXPECT(inner, &devs[NV_A100], DRA_CEL_ERROR, "actual cost limit exceeded");
 	free(inner);
 	free(doubling);
+	/* Searching a long text pays for every position it compares at:
+	 * 512 KiB of 'a' searched for itself plus one byte, or with a pattern
+	 * of 1,001 states, stops at once instead of running for minutes. */
+	doubling = repeat("cel.bind(s, s + s, ", 16, "s.contains(s + 'b') || s.matches('a{1000}b')",
+			  ")", 16);
+	inner = xmalloc(strlen(doubling) + 64);
+	sprintf(inner, "cel.bind(s, 'aaaaaaaa', %s)", doubling);
+	EXPECT(inner, &devs[NV_A100], DRA_CEL_ERROR, "actual cost limit exceeded");
+	free(inner);
+	free(doubling);
 	/* Lists the same way. */
 	doubling = repeat("cel.bind(l, l + l, ", 64, "size(l) > 0", ")", 64);
 	inner = xmalloc(strlen(doubling) + 64);
@@ -718,6 +751,7 @@ int main(void)
 		cmocka_unit_test(missing_key_is_an_error),
 		cmocka_unit_test(field_and_index_access_are_the_same),
 		cmocka_unit_test(list_and_version_attributes),
+		cmocka_unit_test(oversized_devices_are_not_evaluated),
 		cmocka_unit_test(errors_are_absorbed_where_the_other_side_decides),
 		cmocka_unit_test(result_must_be_a_bool),
 		cmocka_unit_test(unsupported_constructs_are_named),
