@@ -175,8 +175,10 @@ static int selectors_match(struct alloc_ctx *x, const struct alloc_claim *ac, ch
 		if (v == DRA_CEL_TRUE)
 			continue;
 		/* Without the binding-conditions gates the allocator never looks
-		 * at such a device, so its error may not happen. */
-		alloc_stop(x, a->dev->binding_conditions ? DRA_ALLOC_CANNOT_PREDICT : DRA_ALLOC_FATAL,
+		 * at such a device, so its error may not happen; what the
+		 * evaluator cannot work out is no error of the scheduler's. */
+		alloc_stop(x, a->dev->binding_conditions || v == DRA_CEL_UNKNOWN ? DRA_ALLOC_CANNOT_PREDICT
+										 : DRA_ALLOC_FATAL,
 			   "claim %s: %s selector %s on device %s: CEL runtime error: %s",
 			   alloc_q(q2, sizeof q2, ac->claim->name), owner,
 			   alloc_q(q1, sizeof q1, exprs[i]), alloc_q(q3, sizeof q3, a->dev->name), err);

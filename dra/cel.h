@@ -16,6 +16,8 @@
 
 /* Longest expression the API server accepts (CELSelectorExpressionMaxLength). */
 #define DRA_CEL_MAX_LENGTH 10240
+/* The scheduler's limit on one evaluation's work (CELSelectorExpressionMaxCost). */
+#define DRA_CEL_MAX_COST 1000000
 
 enum dra_cel_compiled {
 	DRA_CEL_COMPILED,     /* *out holds the program */
@@ -36,10 +38,20 @@ enum dra_cel_value {
 	 * limit): the scheduler's allocator then fails the pod's whole
 	 * scheduling attempt, on every node. */
 	DRA_CEL_ERROR,
+	/* What this evaluator cannot work out the way the scheduler does (the
+	 * message starts DRA_CEL_UNKNOWN_PREFIX): a quantity beyond 19
+	 * significant digits, matches() of non-ASCII text with a pattern that
+	 * could match a non-ASCII character, ... The scheduler may answer
+	 * true, false or an error: the allocator cannot be predicted, and the
+	 * pod is not failed on a guess. */
+	DRA_CEL_UNKNOWN,
 };
 
+#define DRA_CEL_UNKNOWN_PREFIX "cannot evaluate like the scheduler"
+
 /* The program on one device of a slice published by driver. err gets the
- * runtime error's text (may be NULL). */
+ * runtime error's text (may be NULL). A program is read-only here: several
+ * threads may evaluate the same one at once. */
 enum dra_cel_value dra_cel_eval(const struct dra_cel_program *p, const struct dra_device *d,
 				const char *driver, char *err, size_t err_size);
 

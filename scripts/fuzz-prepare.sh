@@ -14,6 +14,7 @@ fi
 target=$1 work=$2 dict=$3
 # What each target reads; a new target must be listed here.
 case $target in
+cel)           formats="cel" ;;
 config)        formats="yaml config" ;;
 decide)        formats="nrt quantity kube json yaml" ;;
 dra)           formats="dra kube quantity json yaml" ;;

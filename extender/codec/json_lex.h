@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/utf8.h" /* utf8_seq_len, utf8_put */
+
 /* The first index from i of s[0..n) that is not JSON white space, or n. */
 size_t json_ws_end(const char *s, size_t i, size_t n);
 
@@ -23,12 +25,6 @@ size_t json_number_len(const char *s, size_t n, bool *real);
 size_t json_skip_plain(const unsigned char *s, size_t i, size_t n);
 /* The value of one hexadecimal digit (a \uXXXX escape's), or -1. */
 int json_hex_digit(char c);
-/* Length of the well-formed UTF-8 sequence at p (p[0] >= 0x80), or 0: RFC
- * 3629's rules (no overlong forms, no surrogates, nothing above U+10FFFF). */
-size_t utf8_seq_len(const unsigned char *p, size_t avail);
-/* Code point cp (at most U+10FFFF) written as UTF-8 at out (room for 4
- * bytes); returns how many bytes. Surrogates are the caller's to refuse. */
-size_t utf8_put(char *out, unsigned long cp);
 
 enum json_str_status {
 	JSON_STR_OK,
