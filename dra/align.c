@@ -107,9 +107,7 @@ struct dra_align_verdict dra_align(const struct dra_alloc_result *res,
 	return all;
 }
 
-/* A name as it is when it is a plain DNS-like name, quoted otherwise (a
- * file may put anything in a name, and reasons end up in events). */
-static void add_name(struct textbuf *b, const char *s)
+void dra_align_add_name(struct textbuf *b, const char *s)
 {
 	size_t i, n = strlen(s);
 
@@ -134,9 +132,9 @@ const char *dra_align_reason(const struct dra_align_verdict *v, char *buf, size_
 	if (v->why != DRA_ALIGN_OUTSIDE || v->device == NULL || v->unit == NULL)
 		return buf;
 	textbuf_adds(&b, "NUMA: DRA devices ");
-	add_name(&b, v->device->device);
+	dra_align_add_name(&b, v->device->device);
 	textbuf_adds(&b, " (");
-	add_name(&b, v->device->driver);
+	dra_align_add_name(&b, v->device->driver);
 	textbuf_adds(&b, ") on NUMA ");
 	dra_numa_ids(&b, v->device->numa.nodes);
 	textbuf_printf(&b, ", %s ", v->unit->pod_scope ? "pod" : "container");

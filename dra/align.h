@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/textbuf.h"
 #include "dra/alloc.h"
 #include "dra/types.h"
 
@@ -69,6 +70,10 @@ struct dra_align_verdict dra_align(const struct dra_alloc_result *res,
  * `NUMA: DRA devices gpu-3 (gpu.nvidia.com) on NUMA 1, container "train"
  * CPUs on NUMA 0`; "" for any other verdict. */
 const char *dra_align_reason(const struct dra_align_verdict *v, char *buf, size_t size);
+
+/* s as it is when it is a plain DNS-like name, quoted otherwise (a file
+ * may put anything in a name, and reasons end up in events). */
+void dra_align_add_name(struct textbuf *b, const char *s);
 
 enum dra_reach {
 	DRA_REACH_YES,     /* devices that match exist on the affinity's NUMA nodes */

@@ -62,6 +62,10 @@ struct dra_alloc_input {
 	const struct dra_claim *const *claims; /* the pod's, in spec.resourceClaims order */
 	size_t nclaims;
 	const struct dra_device_set *allocated; /* may be NULL: nothing allocated */
+	/* Devices in use besides allocated, asked per device (a caller whose
+	 * allocated devices are already indexed another way); NULL: none. */
+	bool (*in_use)(const void *ctx, const char *driver, const char *pool, const char *device);
+	const void *in_use_ctx;
 	enum dra_alloc_order order;
 	/* Compiled selectors; filled as needed (see dra_selectors_prepare to
 	 * share one set between threads). */

@@ -110,8 +110,12 @@ bool alloc_dev_in_use(struct alloc_ctx *x, size_t i)
 	const struct dra_device_set *set = x->in->allocated;
 
 	if (a->in_use == 0)
-		a->in_use = set != NULL && dra_device_set_has(set, a->pool->driver, a->pool->name,
-							       a->dev->name) ? 2 : 1;
+		a->in_use = (set != NULL && dra_device_set_has(set, a->pool->driver, a->pool->name,
+								a->dev->name)) ||
+					    (x->in->in_use != NULL &&
+					     x->in->in_use(x->in->in_use_ctx, a->pool->driver,
+							   a->pool->name, a->dev->name))
+				    ? 2 : 1;
 	return a->in_use == 2;
 }
 

@@ -22,7 +22,8 @@ static bool has_node_name(const struct dra_slice *s)
 	return s->selection == DRA_NODE_NAME && s->node_name != NULL && s->node_name[0] != '\0';
 }
 
-void dra_slice_index_build(struct dra_slice_index *ix, const struct dra_slice *slices, size_t n)
+void dra_slice_index_build(struct dra_slice_index *ix, const struct dra_slice *const *slices,
+			   size_t n)
 {
 	size_t i, cap = 0;
 
@@ -30,7 +31,7 @@ void dra_slice_index_build(struct dra_slice_index *ix, const struct dra_slice *s
 	ix->slices = slices;
 	ix->nslices = n;
 	for (i = 0; i < n; i++) {
-		const struct dra_slice *s = &slices[i];
+		const struct dra_slice *s = slices[i];
 		uintptr_t at;
 
 		/* Decoders refuse such a slice; one that slips through is not
@@ -141,7 +142,7 @@ static bool pool_current(const struct dra_slice_index *ix, const struct dra_slic
 
 	*count = 0;
 	for (i = 0; i < ix->nslices; i++) {
-		const struct dra_slice *s = &ix->slices[i];
+		const struct dra_slice *s = ix->slices[i];
 
 		if (!same_pool(s, first))
 			continue;
@@ -254,7 +255,7 @@ static size_t collect(struct cand *c, const struct dra_slice_index *ix,
 	size_t i;
 
 	for (i = 0; l != NULL && i < l->n; i++) {
-		const struct dra_slice *s = &ix->slices[l->idx[i]];
+		const struct dra_slice *s = ix->slices[l->idx[i]];
 
 		if (slice_relevant(s, node)) {
 			c[n].s = s;

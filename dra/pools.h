@@ -30,7 +30,7 @@ struct dra_slice_list {
 };
 
 struct dra_slice_index {
-	const struct dra_slice *slices; /* borrowed */
+	const struct dra_slice *const *slices; /* borrowed, and what they point to */
 	size_t nslices;
 	struct strmap by_node;          /* nodeName -> list index + 1 */
 	struct dra_slice_list *lists;
@@ -38,7 +38,8 @@ struct dra_slice_index {
 	struct dra_slice_list shared;   /* slices without a nodeName */
 };
 
-void dra_slice_index_build(struct dra_slice_index *ix, const struct dra_slice *slices, size_t n);
+void dra_slice_index_build(struct dra_slice_index *ix, const struct dra_slice *const *slices,
+			   size_t n);
 void dra_slice_index_free(struct dra_slice_index *ix);
 
 enum dra_pool_state {

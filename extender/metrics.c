@@ -55,10 +55,17 @@ static _Atomic uint64_t kube_restarts, kube_relists, kube_events[NEVENTS + 1];
 static _Atomic uint64_t kube_hist[NBUCKETS + 1], kube_hist_sum_ns;
 static struct store *_Atomic metrics_store;
 static struct dra_store *_Atomic metrics_dra_store;
+static _Atomic uint64_t dra_verdicts[DRA_OUTCOME_COUNT];
 
 void metrics_set_dra_store(struct dra_store *s)
 {
 	atomic_store(&metrics_dra_store, s);
+}
+
+void metrics_dra_verdicts(enum dra_outcome outcome, uint64_t n)
+{
+	if ((unsigned)outcome < DRA_OUTCOME_COUNT)
+		atomic_fetch_add(&dra_verdicts[outcome], n);
 }
 
 void metrics_kube_watch_restart(void)
@@ -221,7 +228,7 @@ char *metrics_render(size_t *len)
 		for (i = 0; i < DECISION_NOUTCOMES; i++)
 			put(&b, "numa_extender_nodes_total{verb=\"%s\",outcome=\"%s\"} %llu\n",
 			    verb_names[v], decision_outcome_name((enum decision_outcome)i), (unsigned long long)atomic_load(&nodes[v][i]));
-	put(&b, "# HELP numa_extender_rejections_total Nodes rejected by filter, by reason (the kubelet's, NotSimulated or NoInventory).\n"
+	put(&b, "# HELP numa_extender_rejections_total Nodes rejected by filter, by reason (the kubelet's, NotSimulated, NoInventory or DRAAlignment).\n"
 		"# TYPE numa_extender_rejections_total counter\n");
 	for (i = REASON_NONE + 1; i < REASON_COUNT; i++)
 		put(&b, "numa_extender_rejections_total{reason=\"%s\"} %llu\n",
@@ -337,8 +344,15 @@ char *metrics_render(size_t *len)
 	{
 		struct dra_store *dra = atomic_load(&metrics_dra_store);
 
-		if (dra != NULL)
+		if (dra != NULL) {
 			dra_store_metrics(dra, &b);
+			put(&b, "# HELP numa_extender_dra_verdicts_total DRA verdicts of filter, per node judged for a pod, by result.\n"
+				"# TYPE numa_extender_dra_verdicts_total counter\n");
+			for (i = 0; i < DRA_OUTCOME_COUNT; i++)
+				put(&b, "numa_extender_dra_verdicts_total{result=\"%s\"} %llu\n",
+				    dra_outcome_name((enum dra_outcome)i),
+				    (unsigned long long)atomic_load(&dra_verdicts[i]));
+		}
 	}
 	put(&b, "# HELP numa_extender_binds_total Bind verb calls by result.\n"
 		"# TYPE numa_extender_binds_total counter\n"

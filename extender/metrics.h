@@ -55,6 +55,10 @@ void metrics_set_ledger(struct ledger *l);
 struct dra_store;
 void metrics_set_dra_store(struct dra_store *s);
 
+/* n nodes' DRA verdicts of a filter, by outcome (named by
+ * dra_outcome_name); shown with the DRA store's counts. */
+void metrics_dra_verdicts(enum dra_outcome outcome, uint64_t n);
+
 /* Renders everything into a new malloc'd buffer (*len without the NUL). */
 char *metrics_render(size_t *len);
 

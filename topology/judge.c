@@ -27,6 +27,7 @@ const char *verdict_reason_name(enum verdict_reason r)
 		[REASON_CONFIG] = "TopologyManagerConfigError",
 		[REASON_NOT_SIMULATED] = "NotSimulated",
 		[REASON_NO_INVENTORY] = "NoInventory",
+		[REASON_DRA_ALIGNMENT] = "DRAAlignment",
 	};
 
 	return (unsigned)r < REASON_COUNT ? names[r] : "";
@@ -82,6 +83,7 @@ void verdict_summary(const struct verdict *v, char *buf, size_t size)
 		len = summary_put(buf, size, len, "NUMA: the Topology Manager merge on this node exceeds the simulation's search budget (not simulated)");
 		break;
 	case REASON_NO_INVENTORY: /* decide's, never a verdict's */
+	case REASON_DRA_ALIGNMENT:
 	case REASON_COUNT:
 		break;
 	}

@@ -26,6 +26,9 @@ enum verdict_reason {
 	 * (decide's missingInventory rule). Here so that every reason a node
 	 * fails for has one name, in one table. */
 	REASON_NO_INVENTORY,
+	/* Not the judge's either: the pod's DRA devices would not sit on the
+	 * NUMA nodes of its CPUs (dra.alignment: require). */
+	REASON_DRA_ALIGNMENT,
 	REASON_COUNT,
 };
 

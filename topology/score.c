@@ -355,6 +355,14 @@ static int64_t finish(struct score_breakdown *out, int64_t score100, int k, cons
 int64_t score_node(const struct score_config *cfg, const struct inventory_node *node,
 		   const struct verdict *v, struct score_breakdown *out)
 {
+	return score_node_extra(cfg, node, v, NULL, out);
+}
+
+int64_t score_node_extra(const struct score_config *cfg, const struct inventory_node *node,
+			 const struct verdict *v, const struct score_extra *extra,
+			 struct score_breakdown *out)
+{
+	int64_t wextra = 0, e100 = 0;
 	enum score_strategy st = cfg ? cfg->strategy : SCORE_LEAST_ALLOCATED;
 	int64_t wsum = 0, wscore = 0, score100 = 0, w;
 	struct pod_use pu;
@@ -394,6 +402,14 @@ int64_t score_node(const struct score_config *cfg, const struct inventory_node *
 		score100 = least_numa_score(node, p, k);
 	else
 		score100 = wscore / wsum;
+	if (extra != NULL && (wextra = weight_of(cfg, extra->name)) > 0) {
+		e100 = extra->score100 < 0 ? 0 : extra->score100 > 100 ? 100 : extra->score100;
+		int64_t num = st == SCORE_LEAST_ALLOCATED || st == SCORE_MOST_ALLOCATED
+				      ? wscore : i64_mul_sat(score100, wsum);
+
+		/* wsum + wextra > 0; saturated sums only round. */
+		score100 = i64_add_sat(num, wextra * e100) / i64_add_sat(wsum, wextra);
+	}
 
 	if (out) {
 		for (r = 0; r < node->nresources && out->nparts < SCORE_MAX_PARTS; r++) {
@@ -409,6 +425,13 @@ int64_t score_node(const struct score_config *cfg, const struct inventory_node *
 			part->requested = a.requested;
 			part->used = a.used;
 			part->allocatable = a.allocatable;
+		}
+		if (wextra > 0 && out->nparts < SCORE_MAX_PARTS) {
+			struct score_part *part = &out->parts[out->nparts++];
+
+			part->resource = extra->name;
+			part->weight = wextra;
+			part->score100 = e100;
 		}
 	}
 	return finish(out, score100, k, NULL);

@@ -64,6 +64,25 @@ struct score_breakdown {
 int64_t score_node(const struct score_config *cfg, const struct inventory_node *node,
 		   const struct verdict *v, struct score_breakdown *out);
 
+/* A part of the score that the simulation does not compute (the DRA
+ * alignment: "dra", 0 or 100), weighted like a resource: its weight is the
+ * one scoring.resources gives its name, 1 when not listed. */
+struct score_extra {
+	const char *name;
+	int64_t score100;          /* 0..100 */
+};
+
+/* score_node with extra (NULL: score_node) among the parts. The node score
+ * is the weighted mean of the strategy's node score (its weight the sum of
+ * the weights of the resources it looked at) and the extra's score: for
+ * LeastAllocated and MostAllocated that is the weighted mean over every
+ * part, exactly as if the extra were one more resource. A placement that
+ * scores nothing (no NUMA-bound request, all weights 0) leaves the extra
+ * out. */
+int64_t score_node_extra(const struct score_config *cfg, const struct inventory_node *node,
+			 const struct verdict *v, const struct score_extra *extra,
+			 struct score_breakdown *out);
+
 const char *score_strategy_name(enum score_strategy s);
 /* "LeastAllocated", ... -> strategy; false when unknown. */
 bool score_strategy_parse(const char *name, enum score_strategy *out);

@@ -122,8 +122,10 @@ enum err explain_write_scored(const struct pod_spec *pod, const struct nrt_objec
 	struct score_config default_scoring = { SCORE_LEAST_ALLOCATED, NULL, 0 };
 	/* explain decides as serve does, with the verdict's details kept. */
 	struct settings settings = { 1, scoring ? *scoring : default_scoring, CONFIG_MISSING_ALLOW,
-				     LOG_LEVEL_INFO, 0 };
-	struct decide_input in = { NULL, &settings, 0, DECIDE_VERDICT | DECIDE_DETAIL | DECIDE_PARTS, false };
+				     LOG_LEVEL_INFO, 0, CONFIG_DRA_PREFER, CONFIG_DRA_UNKNOWN_ALLOW,
+				     CONFIG_DRA_SORTED };
+	struct decide_input in = { NULL, &settings, 0, DECIDE_VERDICT | DECIDE_DETAIL | DECIDE_PARTS, false,
+				   NULL };
 	struct json_object *root = NULL, *nodes = NULL;
 	struct pod_demand *demand = NULL;
 	enum err rc;

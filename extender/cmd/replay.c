@@ -321,6 +321,7 @@ static int decision(struct replay *r, struct json_object *o, size_t lineno)
 	in.demand_id = 0;
 	in.demand_fresh = false;
 	in.flags = 0;
+	in.dra = NULL;
 	json_object_object_get_ex(o, "seq", &seq);
 	changes = json_object_new_array();
 	n = json_object_array_length(nodes);

@@ -136,8 +136,11 @@ static int load(const struct flags *f, struct config *cfg, struct errmsg *msg)
 }
 
 /* The DRA inventory, when dra.enabled: from the API server with the
- * kubernetes source, else from inventory.dra.dir. Nothing decides on it
- * yet; /metrics shows its counts. */
+ * kubernetes source, else from inventory.dra.dir. filter and prioritize
+ * judge pods with claims on it (dra.alignment); /metrics shows its counts.
+ * /readyz does not wait for it: until its lists are in, a pod's claims are
+ * not known and its nodes are unpredictable, which never rejects a node
+ * (and a cluster without resource.k8s.io/v1 never lists them). */
 static int start_dra(const struct config *cfg, struct dra_store **store, struct source_dra **api,
 		     struct source_dra_files **files)
 {
@@ -197,6 +200,7 @@ int serve_main(int argc, char **argv)
 	struct source_kube *kube = NULL;
 	struct source_pods *pods = NULL;
 	struct dra_store *dra = NULL;
+	struct dra_veto *veto = NULL;
 	struct source_dra *dra_api = NULL;
 	struct source_dra_files *dra_files = NULL;
 	struct ledger *ledger = NULL;
@@ -305,6 +309,11 @@ int serve_main(int argc, char **argv)
 		status = 2;
 		goto out;
 	}
+	ctx.dra = dra;
+	if (dra != NULL && binder != NULL) {
+		veto = dra_veto_new();
+		ctx.veto = veto;
+	}
 	if (server_start(&cfg, &ctx, &server, &msg) != ERR_OK) {
 		log_error("cannot start the server", "error=%s", log_q(msg.text));
 		status = 1;
@@ -337,6 +346,7 @@ out:
 	source_dra_files_free(dra_files);
 	metrics_set_dra_store(NULL);
 	dra_store_free(dra);
+	dra_veto_free(veto);
 	settings_holder_cleanup(&holder);
 	metrics_set_store(NULL);
 	store_free(store);

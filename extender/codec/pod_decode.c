@@ -313,9 +313,11 @@ enum err pod_load_file(const char *path, struct pod_spec *out,
 	return file_read_with(path, FILE_READ_DOC_MAX_BYTES, pod_text, out, msg);
 }
 
-/* Only what pod_decode_doc reads, in the same places: a pod from
- * kube-scheduler carries managedFields, volumes, env and probes that would
- * otherwise be converted on every request for nothing. */
+/* Only what pod_decode_doc and dra_pod_claims_decode read
+ * (dra_pod_claim_fields: containers' resources are kept whole), in the
+ * same places: a pod from kube-scheduler carries managedFields, volumes,
+ * env and probes that would otherwise be converted on every request for
+ * nothing. */
 static const struct doc_keep container_fields[] = {
 	{ "name", NULL, NULL },
 	{ "resources", NULL, NULL },
@@ -331,10 +333,12 @@ static const struct doc_keep metadata_fields[] = {
 static const struct doc_keep spec_fields[] = {
 	{ "initContainers", NULL, container_fields },
 	{ "containers", NULL, container_fields },
+	{ "resourceClaims", NULL, NULL },
 	{ NULL, NULL, NULL },
 };
 static const struct doc_keep status_fields[] = {
 	{ "qosClass", NULL, NULL },
+	{ "resourceClaimStatuses", NULL, NULL },
 	{ NULL, NULL, NULL },
 };
 const struct doc_keep pod_fields[] = {

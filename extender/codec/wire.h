@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "extender/codec/dra_pod_decode.h"
 #include "extender/decide/outcome.h"
 #include "topology/pod.h"
 
@@ -27,6 +28,9 @@ enum wire_mode {
 
 struct wire_args {
 	struct pod_spec pod; /* the decoded Pod */
+	/* Its DRA claims (spec.resourceClaims, the containers'
+	 * resources.claims; nclaims 0: none). */
+	struct dra_pod_claims dra;
 	enum wire_mode mode;
 	/* Candidate node names in request order (NodeList mode:
 	 * items[].metadata.name); names[nnames] is NULL. Names are non-empty,

@@ -336,24 +336,51 @@ static enum err pod_error(enum err rc, struct errmsg *msg)
 	return ERR_INVALID;
 }
 
-static enum err decode_pod(struct json_object *jo, struct pod_spec *pod,
+/* The pod of tree d and, with dra, its DRA claims (the tree holds what
+ * both decoders read: pod_fields). */
+static enum err pod_of_doc(const struct doc *d, struct pod_spec *pod, struct dra_pod_claims *dra,
 			   struct errmsg *msg)
 {
-	return pod_error(pod_decode_json(jo, "Pod", pod, msg), msg);
+	enum err rc = pod_error(pod_decode_doc(d, "Pod", pod, msg), msg);
+
+	if (rc != ERR_OK || dra == NULL)
+		return rc;
+	rc = dra_pod_claims_decode(d, "Pod", dra, msg);
+	if (rc != ERR_OK) {
+		pod_spec_cleanup(pod);
+		memset(pod, 0, sizeof *pod);
+	}
+	return pod_error(rc, msg);
+}
+
+static enum err decode_pod(struct json_object *jo, struct pod_spec *pod, struct dra_pod_claims *dra,
+			   struct errmsg *msg)
+{
+	struct doc *d = NULL;
+	enum err rc;
+
+	if (doc_from_json_kept(jo, pod_fields, &d, msg) != ERR_OK) {
+		memset(pod, 0, sizeof *pod);
+		errmsg_prefix(msg, "Pod: ");
+		return pod_error(ERR_INVALID, msg);
+	}
+	rc = pod_of_doc(d, pod, dra, msg);
+	doc_free(d);
+	return rc;
 }
 
 /* The Pod [ps, pe) of a scanned body, its tree built from the text
  * (doc_from_text) or, where that gives up, by json-c: the same tree either
  * way. 0: the Pod did not parse on its own, take the general path. */
 int wire_decode_pod_text(const char *body, size_t ps, size_t pe, struct pod_spec *pod,
-			   enum err *rc, struct errmsg *msg)
+			 struct dra_pod_claims *dra, enum err *rc, struct errmsg *msg)
 {
 	struct json_tokener *tok;
 	struct json_object *jo;
 	struct doc *d;
 
 	if (doc_from_text(body + ps, pe - ps, pod_fields, &d)) {
-		*rc = pod_error(pod_decode_doc(d, "Pod", pod, msg), msg);
+		*rc = pod_of_doc(d, pod, dra, msg);
 		doc_free(d);
 		return 1;
 	}
@@ -369,7 +396,7 @@ int wire_decode_pod_text(const char *body, size_t ps, size_t pe, struct pod_spec
 		return 0;
 	}
 	json_tokener_free(tok);
-	*rc = decode_pod(jo, pod, msg);
+	*rc = decode_pod(jo, pod, dra, msg);
 	json_object_put(jo);
 	return 1;
 }
@@ -436,7 +463,8 @@ static int decode_common(const struct wire_scan *sc, const char *body, struct wi
 		return 0;
 	if (!plain_names(body, start[WIRE_FIELD_NODE_NAMES], end[WIRE_FIELD_NODE_NAMES], &text, &lens, &n))
 		goto general;
-	if (!wire_decode_pod_text(body, start[WIRE_FIELD_POD], end[WIRE_FIELD_POD], &out->pod, rc, msg))
+	if (!wire_decode_pod_text(body, start[WIRE_FIELD_POD], end[WIRE_FIELD_POD], &out->pod, &out->dra,
+				  rc, msg))
 		goto general;
 	if (*rc == ERR_OK) {
 		out->mode = WIRE_NODE_NAMES;
@@ -537,7 +565,7 @@ enum err wire_decode_args_via(const char *body, size_t len, struct wire_args *ou
 		errmsg_set(msg, "Nodes and NodeNames are both set");
 		goto out;
 	}
-	rc = decode_pod(val[WIRE_FIELD_POD], &out->pod, msg);
+	rc = decode_pod(val[WIRE_FIELD_POD], &out->pod, &out->dra, msg);
 	if (rc != ERR_OK)
 		goto out;
 	if (val[WIRE_FIELD_NODE_NAMES] != NULL) {
@@ -560,6 +588,7 @@ void wire_args_cleanup(struct wire_args *a)
 	if (a == NULL)
 		return;
 	pod_spec_cleanup(&a->pod);
+	dra_pod_claims_cleanup(&a->dra);
 	free(a->names);
 	free(a->_name_text);
 	free(a->_repeat);

@@ -69,10 +69,11 @@ void wire_scan_free(struct wire_scan *sc);
 
 /* The Pod [ps, pe) of a scanned body, its tree built from the text
  * (doc_from_text) or, where that gives up, by json-c: the same tree either
- * way; *rc is the pod decoder's verdict, with msg. 0: the Pod did not parse
- * on its own (the caller's scan and json-c disagree). */
+ * way; *rc is the pod decoder's verdict, with msg; with dra, the pod's DRA
+ * claims from the same tree too. 0: the Pod did not parse on its own (the
+ * caller's scan and json-c disagree). */
 int wire_decode_pod_text(const char *body, size_t ps, size_t pe, struct pod_spec *pod,
-			 enum err *rc, struct errmsg *msg);
+			 struct dra_pod_claims *dra, enum err *rc, struct errmsg *msg);
 
 /* wire_decode_args, which is this with common true. common false sends the
  * common request the general way too (json-c's tree of the whole body), so

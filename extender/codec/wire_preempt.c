@@ -443,7 +443,7 @@ enum err wire_decode_preemption(const char *body, size_t len, struct wire_preemp
 		errmsg_set(msg, "Pod: expected an object, got %s", pod == SIZE_MAX ? "nothing" : rd_kind(&p.r, pod));
 		return ERR_INVALID;
 	}
-	if (!wire_decode_pod_text(body, pod, rd_skip(&p.r, pod), &out->pod, &rc, msg)) {
+	if (!wire_decode_pod_text(body, pod, rd_skip(&p.r, pod), &out->pod, NULL, &rc, msg)) {
 		errmsg_set(msg, "invalid JSON: Pod out of step with the parser");
 		rc = ERR_PARSE;
 	}

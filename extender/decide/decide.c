@@ -72,6 +72,49 @@ static void from_verdict(const struct decide_input *in, const struct inventory_n
 		snprintf(out->message, sizeof out->message, "%s", v->message);
 }
 
+/* The DRA verdict folded into a decision the kubelet's verdict v made. */
+static void fold_dra(const struct decide_input *in, const struct inventory_node *inv,
+		     const struct verdict *v, struct decision *out)
+{
+	const struct settings *st = in->settings;
+	struct sched_node node;
+	struct dra_node_verdict dv;
+	struct score_extra extra = { "dra", 0 };
+	bool deny_unknown = st->dra_unknown_numa == CONFIG_DRA_UNKNOWN_DENY;
+	bool against;
+
+	memset(&node, 0, sizeof node);
+	node.name = inv->name;
+	dra_judge(in->dra, &node, v,
+		  st->dra_alignment == CONFIG_DRA_REQUIRE ? DRA_JUDGE_REACH : 0, &dv);
+	out->dra = (unsigned char)dv.outcome;
+	if (out->outcome != DECISION_PASS)
+		return;
+	against = dv.outcome == DRA_OUTCOME_MISALIGNED ||
+		  (dv.outcome == DRA_OUTCOME_UNKNOWN_NUMA && deny_unknown);
+	if (st->dra_alignment == CONFIG_DRA_REQUIRE && against) {
+		out->outcome = dv.unresolvable ? DECISION_UNRESOLVABLE : DECISION_FAILED;
+		out->passes = false;
+		out->kubelet_reason = REASON_DRA_ALIGNMENT;
+		out->numa_ids = 0;
+		out->score = 0;
+		snprintf(out->reason, sizeof out->reason, "%s", dv.why);
+		if (in->flags & (DECIDE_DETAIL | DECIDE_VERDICT))
+			snprintf(out->message, sizeof out->message, "%s", dv.why);
+		if (in->flags & DECIDE_PARTS) {
+			memset(&out->parts, 0, sizeof out->parts);
+			out->parts.note = "rejected";
+		}
+		return;
+	}
+	if (st->dra_alignment != CONFIG_DRA_PREFER ||
+	    (dv.outcome != DRA_OUTCOME_ALIGNED && !against))
+		return;
+	extra.score100 = dv.outcome == DRA_OUTCOME_ALIGNED ? 100 : 0;
+	out->score = score_node_extra(&st->scoring, inv, v, &extra,
+				      in->flags & DECIDE_PARTS ? &out->parts : NULL);
+}
+
 static void remember(const struct decide_input *in, uint64_t snapshot_id, const struct decision *d)
 {
 	struct verdict_entry e;
@@ -85,6 +128,7 @@ static void remember(const struct decide_input *in, uint64_t snapshot_id, const 
 	e.kubelet_reason = d->kubelet_reason;
 	e.score = d->score;
 	e.numa_ids = d->numa_ids;
+	e.dra = d->dra;
 	verdict_cache_put(snapshot_id, in->settings->id, in->demand_id, &e);
 }
 
@@ -103,6 +147,7 @@ static bool recall(const struct decide_input *in, uint64_t snapshot_id, struct d
 	out->kubelet_reason = e.kubelet_reason;
 	out->score = e.score;
 	out->numa_ids = e.numa_ids;
+	out->dra = e.dra;
 	out->cached = true;
 	return true;
 }
@@ -136,6 +181,8 @@ static void decide_at(const struct decide_input *in, const struct inventory_node
 			      JUDGE_UNRESOLVABLE | (in->flags & (DECIDE_DETAIL | DECIDE_VERDICT) ? JUDGE_DETAIL : 0),
 			      &v);
 		from_verdict(in, inv, &v, out);
+		if (in->dra != NULL && in->settings->dra_alignment != CONFIG_DRA_OFF)
+			fold_dra(in, inv, &v, out);
 		if (cacheable)
 			remember(in, snapshot_id, out);
 		if (in->flags & DECIDE_VERDICT) {
@@ -232,6 +279,7 @@ static void many_chunk(void *arg, size_t begin, size_t end)
 		b->message = (m->in->flags & DECIDE_DETAIL) ? xstrdup(d.message) : NULL;
 		b->numa_ids = d.numa_ids;
 		b->score = d.score;
+		b->dra = d.dra;
 		decision_cleanup(&d); /* frees a verdict, were one asked for */
 	}
 	if (skipped)

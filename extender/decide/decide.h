@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "extender/decide/dra.h"
 #include "extender/decide/outcome.h"
 #include "extender/decide/settings.h"
 #include "topology/demand.h"
@@ -50,6 +51,17 @@ struct decide_input {
 	 * look (each lookup skipped counts as a miss). Last, so that
 	 * initialisers of the fields above leave it false. */
 	bool demand_fresh;
+	/* The pod's DRA claims resolved (dra.h), or NULL: no DRA verdict, and
+	 * every answer is what it is without DRA. With it, demand_id must key
+	 * the claims too (dra_pod_key) and the snapshot ids the nodes' DRA
+	 * state (dra_pod_cache_id). The verdict is folded in by
+	 * settings->dra_alignment: require rejects a misaligned node
+	 * (FailedAndUnresolvable when no matching device sits on the
+	 * affinity's NUMA nodes even with nothing allocated) and, under
+	 * dra.unknownNUMA: deny, one with a device of unknown NUMA; prefer
+	 * adds the part "dra" to the score (100 aligned, 0 misaligned), weighted
+	 * as a resource. */
+	const struct dra_pod *dra;
 };
 
 struct decision {
@@ -70,6 +82,9 @@ struct decision {
 	uint64_t numa_ids;
 	/* 0..10 for a pass; 0 otherwise. */
 	int64_t score;
+	/* With in->dra and an inventory: the node's DRA verdict (enum
+	 * dra_outcome; noClaims when the kubelet rejects the pod anyway). */
+	unsigned char dra;
 	/* Why not, identical for identical causes ("" when it passes; the
 	 * no-inventory reason only under deny). */
 	char reason[DECISION_REASON_MAX];
@@ -103,6 +118,7 @@ struct decision_brief {
 	char *message;  /* with DECIDE_DETAIL, else NULL */
 	uint64_t numa_ids;
 	int64_t score;
+	unsigned char dra;  /* as decision.dra */
 };
 
 /* Below this many nodes a request judges alone: waking helpers costs more

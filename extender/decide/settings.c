@@ -26,6 +26,9 @@ struct settings *settings_new(const struct config *cfg)
 	}
 	s->missing_inventory = cfg->missing_inventory;
 	s->log_level = cfg->log_level;
+	s->dra_alignment = cfg->dra_alignment;
+	s->dra_unknown_numa = cfg->dra_unknown_numa;
+	s->dra_order = cfg->dra_allocator_order;
 	return s;
 }
 

@@ -17,6 +17,10 @@ struct settings {
 	enum config_missing missing_inventory;
 	enum log_level log_level;
 	uint64_t id;                    /* unique per value: a cache key part */
+	/* dra.alignment, dra.unknownNUMA, dra.allocatorOrder. */
+	enum config_dra_alignment dra_alignment;
+	enum config_dra_unknown_numa dra_unknown_numa;
+	enum config_dra_order dra_order;
 };
 
 struct settings_holder {

@@ -45,6 +45,7 @@ struct way {
 	const char *reason;
 	uint16_t reason_len;
 	unsigned char outcome;
+	unsigned char dra;
 };
 
 /* Two lines of header, then the ways each on its own line: a get or put
@@ -190,6 +191,7 @@ bool verdict_cache_get(uint64_t node_id, uint64_t settings_id, uint64_t demand_i
 	set->ref |= (uint16_t)(1u << w);
 	st->hits++;
 	out->outcome = way->outcome;
+	out->dra = way->dra;
 	out->kubelet_reason = way->kubelet_reason;
 	out->score = way->score;
 	out->numa_ids = way->numa_ids;
@@ -299,6 +301,7 @@ void verdict_cache_put(uint64_t node_id, uint64_t settings_id, uint64_t demand_i
 	way->reason = shared ? shared->text : own;
 	way->reason_len = (uint16_t)len;
 	way->outcome = e->outcome;
+	way->dra = e->dra;
 	if (own)
 		set->owned |= (uint16_t)(1u << w);
 	else

@@ -49,6 +49,7 @@ struct verdict_entry {
 	enum verdict_reason kubelet_reason;
 	int64_t score;
 	uint64_t numa_ids;
+	unsigned char dra;                    /* the caller's DRA outcome enum value */
 };
 
 struct verdict_cache_stats {

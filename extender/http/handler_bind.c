@@ -86,6 +86,22 @@ void handle_bind(const struct handler_ctx *h, const char *body, size_t len, stru
 		fail(out, &b, error);
 		goto out;
 	}
+	{
+		char why[DRA_VETO_REASON_MAX] = "";
+
+		if (bind_dra_recheck(h, pod, &spec, b.node, why, sizeof why)) {
+			/* kube-scheduler schedules the pod again: its next
+			 * filter must not send it back here. */
+			if (h->veto)
+				dra_veto_add(h->veto, info.uid, b.node, why, store_now_ms());
+			snprintf(error, sizeof error,
+				 "node %s: the DRA devices allocated to pod %s/%s are not on the NUMA "
+				 "nodes of its CPUs: %s",
+				 b.node, b.pod_namespace, b.pod_name, why);
+			fail(out, &b, error);
+			goto out;
+		}
+	}
 	if (h->ledger) {
 		char why[320] = "";
 

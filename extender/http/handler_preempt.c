@@ -107,6 +107,7 @@ void handle_preempt(const struct handler_ctx *h, const char *body, size_t len, s
 	in.demand_id = 0;
 	in.demand_fresh = false;
 	in.flags = 0;
+	in.dra = NULL;
 	who.pod = &req.pod;
 	who.priority = req.priority;
 	kept = xcalloc(req.nnodes + 1, sizeof *kept);

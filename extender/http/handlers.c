@@ -121,14 +121,77 @@ static void nodes_of(struct store_set *set, const struct wire_args *args,
 	}
 }
 
-/* The verdict cache's id of the pod's demand; *fresh: first seen now. */
-static uint64_t demand_id_of(const struct pod_demand *demand, bool *fresh)
+/* The verdict cache's id of the pod's demand and, with dra, its claims;
+ * *fresh: first seen now. */
+static uint64_t demand_id_of(const struct pod_demand *demand, const struct dra_pod *dra, bool *fresh)
 {
 	char *key = pod_demand_key(demand);
-	uint64_t id = verdict_cache_intern(key, fresh);
+	struct textbuf b;
+	uint64_t id;
 
+	if (dra == NULL) {
+		id = verdict_cache_intern(key, fresh);
+		free(key);
+		return id;
+	}
+	textbuf_init(&b, VERDICT_CACHE_DEMAND_KEY_MAX + 1);
+	textbuf_adds(&b, key);
+	dra_pod_key(dra, &b);
+	/* Cut short, the key could stand for other claims: no cache then. */
+	*fresh = false;
+	id = textbuf_failed(&b) ? 0 : verdict_cache_intern(textbuf_str(&b), fresh);
+	textbuf_free(&b);
 	free(key);
 	return id;
+}
+
+/* A request's DRA side: the snapshot it reads and the pod's claims
+ * resolved in it, when the pod has claims and DRA verdicts are on. */
+struct request_dra {
+	const struct dra_snapshot *snap;
+	struct dra_pod *pod;
+	bool judging;   /* DRA verdicts are made for this request (counted) */
+};
+
+static void request_dra_begin(const struct handler_ctx *h, const struct settings *st,
+			      const struct wire_args *args, struct request_dra *r)
+{
+	struct dra_pod_input in;
+
+	memset(r, 0, sizeof *r);
+	if (h->dra == NULL || st->dra_alignment == CONFIG_DRA_OFF)
+		return;
+	r->judging = true;
+	if (args->dra.nclaims == 0)
+		return;
+	r->snap = dra_store_acquire(h->dra);
+	memset(&in, 0, sizeof in);
+	in.snap = r->snap;
+	in.claims = &args->dra;
+	in.namespace_ = args->pod.namespace_;
+	in.pod_name = args->pod.name;
+	in.order = st->dra_order == CONFIG_DRA_UNSORTED ? DRA_ORDER_UNSORTED : DRA_ORDER_SORTED;
+	/* kube-scheduler sends no labels with NodeNames: a slice that selects
+	 * nodes by label makes the nodes it could reach unpredictable. */
+	in.node_labels_known = false;
+	r->pod = dra_pod_new(&in);
+}
+
+/* The nodes' snapshot ids keyed on their DRA state too. */
+static void request_dra_ids(const struct request_dra *r, const struct wire_args *args, uint64_t *ids)
+{
+	size_t i;
+
+	for (i = 0; r->pod != NULL && i < args->nnames; i++)
+		ids[i] = dra_pod_cache_id(r->pod, args->names[i], ids[i]);
+}
+
+static void request_dra_end(struct request_dra *r)
+{
+	dra_pod_free(r->pod);
+	if (r->snap != NULL)
+		dra_snapshot_release(r->snap);
+	memset(r, 0, sizeof *r);
 }
 
 /* Whether the inventory is too old to judge on; when it is and the config
@@ -181,6 +244,9 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 	const struct store_node **sns;
 	const struct inventory_node **invs;
 	uint64_t *ids;
+	uint64_t dra_counts[DRA_OUTCOME_COUNT] = { 0 };
+	struct request_dra dra;
+	struct dra_veto_list vetoes = { NULL, NULL, 0 };
 	struct {
 		bool *passes;
 		const char **versions;
@@ -216,23 +282,41 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 		memo.versions = xcalloc(args.nnames + 1, sizeof *memo.versions);
 		memo.numa_ids = xcalloc(args.nnames + 1, sizeof *memo.numa_ids);
 	}
+	request_dra_begin(h, settings, &args, &dra);
+	if (h->veto && args.pod.uid && args.pod.uid[0])
+		dra_veto_of(h->veto, args.pod.uid, store_now_ms(), &vetoes);
 	in.demand = demand;
 	in.settings = settings;
-	in.demand_id = demand_id_of(demand, &in.demand_fresh);
+	in.dra = dra.pod;
+	in.demand_id = demand_id_of(demand, dra.pod, &in.demand_fresh);
 	/* Debug logging wants the judge's long message: always judged. */
 	in.flags = (stale ? DECIDE_STALE : 0) | (debug ? DECIDE_DETAIL : 0);
 	nodes_of(set, &args, &sns, &invs, &ids);
+	request_dra_ids(&dra, &args, ids);
 	briefs = xcalloc(args.nnames + 1, sizeof *briefs);
 	decide_many(&in, h->pool, args.nnames, invs, ids, briefs);
 	for (i = 0; i < args.nnames; i++) {
 		const struct store_node *sn = sns[i];
-		const struct decision_brief *d = &briefs[i];
+		struct decision_brief *d = &briefs[i];
+		const char *vetoed = vetoes.n ? dra_veto_list_find(&vetoes, args.names[i]) : NULL;
+		const char *reason = d->reason;
 
+		if (vetoed != NULL && d->passes) {
+			/* The bind found the real devices misaligned here. */
+			reason = vetoed;
+			d->outcome = DECISION_FAILED;
+			d->passes = false;
+			d->kubelet_reason = REASON_DRA_ALIGNMENT;
+			d->numa_ids = 0;
+			d->score = 0;
+		}
 		/* A node let through without a pass (no inventory under
 		 * missingInventory: allow) goes in the pass list. */
 		outcome[i] = d->passes ? DECISION_PASS : d->outcome;
-		why[i] = d->reason ? intern(&reasons, d->reason) : NULL;
+		why[i] = reason ? intern(&reasons, reason) : NULL;
 		counts[d->outcome]++;
+		if (dra.judging && d->outcome != DECISION_NO_INVENTORY)
+			dra_counts[dra.pod ? d->dra : DRA_OUTCOME_NO_CLAIMS]++;
 		if (!d->passes)
 			metrics_rejection(d->kubelet_reason);
 		if (debug && !d->passes)
@@ -262,6 +346,9 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 	for (i = 0; i < DECISION_NOUTCOMES; i++)
 		if (counts[i])
 			metrics_nodes(METRICS_FILTER, (enum decision_outcome)i, counts[i]);
+	for (i = 0; i < DRA_OUTCOME_COUNT; i++)
+		if (dra_counts[i])
+			metrics_dra_verdicts((enum dra_outcome)i, dra_counts[i]);
 	log_debug("filter", "namespace=%s pod=%s nodes=%zu pass=%llu failed=%llu unresolvable=%llu no_inventory=%llu",
 		  log_q(args.pod.namespace_), log_q(args.pod.name), args.nnames,
 		  (unsigned long long)counts[DECISION_PASS], (unsigned long long)counts[DECISION_FAILED],
@@ -273,6 +360,8 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 	free(memo.versions);
 	free(memo.numa_ids);
 	reasons_free(&reasons);
+	dra_veto_list_free(&vetoes);
+	request_dra_end(&dra);
 	settings_unref(settings);
 	store_release(set);
 	pod_demand_free(demand);
@@ -290,6 +379,7 @@ void handle_prioritize(const struct handler_ctx *h, const char *body, size_t len
 	uint64_t counts[DECISION_NOUTCOMES] = { 0 };
 	struct decision_record *record = NULL;
 	struct decide_input in;
+	struct request_dra dra;
 	struct decision d;
 	size_t i, n = 0;
 	char *json;
@@ -299,9 +389,11 @@ void handle_prioritize(const struct handler_ctx *h, const char *body, size_t len
 	set = store_acquire(h->store);
 	settings = settings_acquire(h->settings);
 	scores = xcalloc(args.nnames + 1, sizeof *scores);
+	request_dra_begin(h, settings, &args, &dra);
 	in.demand = demand;
 	in.settings = settings;
-	in.demand_id = demand_id_of(demand, &in.demand_fresh);
+	in.dra = dra.pod;
+	in.demand_id = demand_id_of(demand, dra.pod, &in.demand_fresh);
 	in.flags = 0;
 	if (h->decisions) {
 		char *pod_json = pod_spec_to_json(&args.pod);
@@ -315,9 +407,12 @@ void handle_prioritize(const struct handler_ctx *h, const char *body, size_t len
 		/* Serial: each node's score parts (struct decision) go to the log. */
 		for (i = 0; i < args.nnames; i++) {
 			const struct store_node *sn = store_get(set, args.names[i]);
+			uint64_t id = sn ? sn->id : 0;
 			char *parts;
 
-			decide(&in, sn ? sn->inventory : NULL, sn ? sn->id : 0, &d);
+			if (dra.pod != NULL)
+				id = dra_pod_cache_id(dra.pod, args.names[i], id);
+			decide(&in, sn ? sn->inventory : NULL, id, &d);
 			scores[i] = d.score;
 			counts[d.outcome]++;
 			parts = d.outcome == DECISION_PASS ? score_parts_json(&d.parts) : NULL;
@@ -332,6 +427,7 @@ void handle_prioritize(const struct handler_ctx *h, const char *body, size_t len
 		uint64_t *ids;
 
 		nodes_of(set, &args, &sns, &invs, &ids);
+		request_dra_ids(&dra, &args, ids);
 		decide_many(&in, h->pool, args.nnames, invs, ids, briefs);
 		for (i = 0; i < args.nnames; i++) {
 			scores[i] = briefs[i].score;
@@ -350,6 +446,7 @@ void handle_prioritize(const struct handler_ctx *h, const char *body, size_t len
 		if (counts[i])
 			metrics_nodes(METRICS_PRIORITIZE, (enum decision_outcome)i, counts[i]);
 	free(scores);
+	request_dra_end(&dra);
 	settings_unref(settings);
 	store_release(set);
 	pod_demand_free(demand);

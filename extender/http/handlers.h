@@ -10,8 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "extender/decide/dra_veto.h"
 #include "extender/decisionlog.h"
 #include "extender/kube/binder.h"
+#include "extender/inventory/dra_store.h"
 #include "extender/inventory/ledger.h"
 #include "extender/decide/settings.h"
 #include "extender/inventory/store.h"
@@ -36,6 +38,11 @@ struct handler_ctx {
 	/* Helpers that share a large request's judging, or NULL (alone).
 	 * server_start makes one from `threads` when the caller gives none. */
 	struct decide_pool *pool;
+	/* The DRA inventory (dra.enabled), or NULL: no DRA verdicts, and
+	 * every answer is what it is without DRA. */
+	struct dra_store *dra;
+	/* The bind verb's DRA vetoes, which filter applies; NULL: none. */
+	struct dra_veto *veto;
 };
 
 struct reply {
@@ -61,6 +68,15 @@ void handle_prioritize(const struct handler_ctx *h, const char *body, size_t len
  * JSON: 400; every other failure: 200 with Error, which makes kube-scheduler
  * forget the pod and retry it. (extender/http/handler_bind.c) */
 void handle_bind(const struct handler_ctx *h, const char *body, size_t len, struct reply *out);
+
+/* bind's DRA re-check (extender/http/handler_bind_dra.c), with the DRA
+ * inventory and dra.alignment not off: reads the pod's claims (pod is its
+ * API object) from the API server, as PreBind wrote their allocation,
+ * publishes them into the DRA inventory and, under require, decides node
+ * again on them. true: misaligned, why says how (the bind must fail). */
+struct json_object;
+bool bind_dra_recheck(const struct handler_ctx *h, struct json_object *pod,
+		      const struct pod_spec *spec, const char *node, char *why, size_t size);
 
 /* POST preempt: ExtenderPreemptionArgs -> ExtenderPreemptionResult
  * (NodeNameToMetaVictims). Each candidate node is decided on its inventory

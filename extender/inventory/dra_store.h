@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "base/textbuf.h"
+#include "dra/pools.h"
 #include "dra/types.h"
 #include "extender/codec/dra_decode.h"
 
@@ -37,14 +38,9 @@ struct dra_node_slices {
 
 /* A pool as the allocator sees it: only its slices of the highest
  * generation count; complete when they are resourceSliceCount many, invalid
- * when two of them publish the same device name. */
-enum dra_pool_state {
-	DRA_POOL_COMPLETE,
-	DRA_POOL_INCOMPLETE,
-	DRA_POOL_INVALID,
-};
-
-struct dra_pool {
+ * when two of them publish the same device name (the states of
+ * dra/pools.h, which gathers one node's pools the same way). */
+struct dra_store_pool {
 	const char *driver, *pool;
 	int64_t generation;      /* the highest of its slices */
 	int64_t slice_count;     /* resourceSliceCount of the first slice at it */
@@ -69,7 +65,7 @@ struct dra_snapshot {
 	size_t nclaims;
 	const struct dra_claim *const *templates; /* by namespace, then name */
 	size_t ntemplates;
-	const struct dra_pool *pools;             /* by driver, then pool */
+	const struct dra_store_pool *pools;       /* by driver, then pool */
 	size_t npools;
 	/* Devices no other claim can get: every allocation's results but those
 	 * with admin access (which do not count as allocated) and shared ones
@@ -78,6 +74,9 @@ struct dra_snapshot {
 	size_t nallocated;
 	size_t nslices;                           /* all slices */
 	size_t ndevices;                          /* devices of all slices */
+	/* Every slice indexed for dra_node_pools_gather (the allocator's
+	 * prediction); never NULL. */
+	const struct dra_slice_index *index;
 };
 
 struct dra_store;
@@ -97,7 +96,7 @@ const struct dra_claim *dra_snapshot_claim(const struct dra_snapshot *snap, cons
 					   const char *name);
 const struct dra_claim *dra_snapshot_template(const struct dra_snapshot *snap, const char *ns,
 					      const char *name);
-const struct dra_pool *dra_snapshot_pool(const struct dra_snapshot *snap, const char *driver,
+const struct dra_store_pool *dra_snapshot_pool(const struct dra_snapshot *snap, const char *driver,
 					 const char *pool);
 bool dra_snapshot_allocated(const struct dra_snapshot *snap, const char *driver, const char *pool,
 			    const char *device);

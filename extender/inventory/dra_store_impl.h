@@ -38,9 +38,11 @@ struct dra_slice_view {
 	const struct dra_slice **by_node;    /* nodes[i].slices point into it */
 	const struct dra_slice **shared;
 	size_t nshared;
-	struct dra_pool *pools;
+	struct dra_store_pool *pools;
 	size_t npools;
 	size_t nslices, ndevices;
+	const struct dra_slice **all;        /* in name order: what index borrows */
+	struct dra_slice_index index;
 };
 
 /* The allocated devices, shared until the claims change. */

@@ -60,7 +60,7 @@ static int by_pool(const void *a, const void *b)
 
 /* The pool of the slices s[0..n) (sorted by_pool), of which the first ones
  * have the highest generation. */
-static void pool_of(const struct dra_slice *const *s, size_t n, struct dra_pool *p)
+static void pool_of(const struct dra_slice *const *s, size_t n, struct dra_store_pool *p)
 {
 	const char **names;
 	size_t i, k, ndev = 0, dup;
@@ -115,6 +115,10 @@ static struct dra_slice_view *slice_view_build(struct dra_entry *const *e, size_
 		}
 		v->nodes[v->nnodes - 1].nslices++;
 	}
+	/* The allocator's view of the same slices, for each node's pools. */
+	v->all = xcalloc(n + 1, sizeof *v->all);
+	memcpy(v->all, all, n * sizeof *all);
+	dra_slice_index_build(&v->index, v->all, n);
 	if (n > 1)
 		qsort(all, n, sizeof *all, by_pool);
 	for (i = 0; i < n;) {
@@ -133,6 +137,8 @@ static void slice_view_unref(struct dra_slice_view *v)
 {
 	if (v == NULL || atomic_fetch_sub_explicit(&v->refs, 1, memory_order_acq_rel) != 1)
 		return;
+	dra_slice_index_free(&v->index);
+	free(v->all);
 	free(v->nodes);
 	free(v->by_node);
 	free(v->shared);
@@ -211,7 +217,7 @@ static size_t alloc_lower(const struct dra_snapshot *s, const char *driver, cons
 /* A slice's identity, its pool's state and the devices allocated in it. */
 static uint64_t mix_slice(uint64_t h, const struct dra_snapshot *s, const struct dra_slice *slice)
 {
-	const struct dra_pool *p = dra_snapshot_pool(s, slice->driver, slice->pool);
+	const struct dra_store_pool *p = dra_snapshot_pool(s, slice->driver, slice->pool);
 	size_t i;
 
 	h = mix_str(mix_str(h, dra_object_version(slice)), slice->name);
@@ -352,6 +358,7 @@ void dra_views_build(struct dra_snap *snap, const struct dra_snap *prev, bool sh
 	s->npools = v->npools;
 	s->nslices = v->nslices;
 	s->ndevices = v->ndevices;
+	s->index = &v->index;
 	s->allocated = snap->alloc->v;
 	s->nallocated = snap->alloc->n;
 	node_versions(snap, prev, only_claims);
@@ -379,7 +386,7 @@ static int entry_key_cmp(const void *key, const void *elem)
 
 static int pool_key_cmp(const void *key, const void *elem)
 {
-	const struct dra_pool *k = key, *p = elem;
+	const struct dra_store_pool *k = key, *p = elem;
 
 	return pool_cmp(k->driver, k->pool, p->driver, p->pool);
 }
@@ -421,10 +428,10 @@ const struct dra_claim *dra_snapshot_template(const struct dra_snapshot *snap, c
 	return find_entry(snap, DRA_KIND_TEMPLATE, ns, name);
 }
 
-const struct dra_pool *dra_snapshot_pool(const struct dra_snapshot *snap, const char *driver,
+const struct dra_store_pool *dra_snapshot_pool(const struct dra_snapshot *snap, const char *driver,
 					 const char *pool)
 {
-	struct dra_pool want = { .driver = driver, .pool = pool };
+	struct dra_store_pool want = { .driver = driver, .pool = pool };
 
 	return bsearch(&want, snap->pools, snap->npools, sizeof *snap->pools, pool_key_cmp);
 }

@@ -377,8 +377,10 @@ static bool compute_usage(struct ledger *l, struct lpod *p, char *why, size_t wh
 		/* The same decide as filter (bind's re-validation gives filter's
 		 * reason); scoring plays no part here. */
 		static const struct settings judging = { 1, { SCORE_LEAST_ALLOCATED, NULL, 0 },
-							 CONFIG_MISSING_ALLOW, LOG_LEVEL_INFO, 0 };
-		struct decide_input in = { d, &judging, 0, DECIDE_VERDICT, false };
+							 CONFIG_MISSING_ALLOW, LOG_LEVEL_INFO, 0,
+							 CONFIG_DRA_OFF, CONFIG_DRA_UNKNOWN_ALLOW,
+							 CONFIG_DRA_SORTED };
+		struct decide_input in = { d, &judging, 0, DECIDE_VERDICT, false, NULL };
 		struct decision dec;
 		int r, z;
 

@@ -66,43 +66,66 @@ static struct dra_batch *batch_of(struct dra_watch *w)
 	return w->batch;
 }
 
+/* Decodes object o of kind into b as the API server's (its
+ * resourceVersion, origin "kubernetes"). */
+static enum err decode_into(struct dra_batch *b, enum dra_kind kind, struct json_object *o,
+			    struct errmsg *msg)
+{
+	const char *rv = str_at(o, "resourceVersion");
+	char origin[128];
+	struct doc *d = NULL;
+	enum err rc;
+
+	snprintf(origin, sizeof origin, "kubernetes (%s)", dra_kind_name(kind));
+	rc = doc_from_json(o, &d, msg);
+	if (rc == ERR_OK && kind == DRA_KIND_SLICE) {
+		struct dra_slice s;
+
+		if ((rc = dra_slice_decode_doc(d, origin, &s, msg)) == ERR_OK)
+			dra_batch_put_slice(b, &s, rv, "kubernetes");
+	} else if (rc == ERR_OK && kind == DRA_KIND_CLASS) {
+		struct dra_class c;
+
+		if ((rc = dra_class_decode_doc(d, origin, &c, msg)) == ERR_OK)
+			dra_batch_put_class(b, &c, rv, "kubernetes");
+	} else if (rc == ERR_OK) {
+		struct dra_claim c;
+
+		rc = kind == DRA_KIND_CLAIM ? dra_claim_decode_doc(d, origin, &c, msg)
+					    : dra_template_decode_doc(d, origin, &c, msg);
+		if (rc == ERR_OK)
+			dra_batch_put_claim(b, &c, rv, "kubernetes");
+	}
+	doc_free(d);
+	return rc;
+}
+
 /* Decodes one object into the batch; false (logged, counted) when it does
  * not decode. */
 static bool put(struct dra_watch *w, struct json_object *o)
 {
-	const char *name = str_at(o, "name"), *ns = str_at(o, "namespace"), *rv = str_at(o, "resourceVersion");
-	char origin[128];
+	const char *name = str_at(o, "name"), *ns = str_at(o, "namespace");
 	struct errmsg msg;
-	struct doc *d = NULL;
-	enum err rc;
 
-	snprintf(origin, sizeof origin, "kubernetes (%s)", dra_kind_name(w->kind));
-	rc = doc_from_json(o, &d, &msg);
-	if (rc == ERR_OK && w->kind == DRA_KIND_SLICE) {
-		struct dra_slice s;
-
-		if ((rc = dra_slice_decode_doc(d, origin, &s, &msg)) == ERR_OK)
-			dra_batch_put_slice(batch_of(w), &s, rv, "kubernetes");
-	} else if (rc == ERR_OK && w->kind == DRA_KIND_CLASS) {
-		struct dra_class c;
-
-		if ((rc = dra_class_decode_doc(d, origin, &c, &msg)) == ERR_OK)
-			dra_batch_put_class(batch_of(w), &c, rv, "kubernetes");
-	} else if (rc == ERR_OK) {
-		struct dra_claim c;
-
-		rc = w->kind == DRA_KIND_CLAIM ? dra_claim_decode_doc(d, origin, &c, &msg)
-					       : dra_template_decode_doc(d, origin, &c, &msg);
-		if (rc == ERR_OK)
-			dra_batch_put_claim(batch_of(w), &c, rv, "kubernetes");
-	}
-	doc_free(d);
-	if (rc == ERR_OK)
+	if (decode_into(batch_of(w), w->kind, o, &msg) == ERR_OK)
 		return true;
 	log_error("invalid DRA object; it keeps its last good version", "kind=%s namespace=%s name=%s error=%s",
 		  dra_kind_name(w->kind), log_q(ns ? ns : ""), log_q(name ? name : "?"), log_q(msg.text));
 	dra_store_count_error(w->src->store);
 	return false;
+}
+
+enum err source_dra_put_json(struct dra_store *store, enum dra_kind kind, struct json_object *o,
+			     struct errmsg *msg)
+{
+	struct dra_batch *b = dra_batch_new();
+	enum err rc = decode_into(b, kind, o, msg);
+
+	if (rc == ERR_OK)
+		dra_store_publish(store, b);
+	else
+		dra_batch_free(b);
+	return rc;
 }
 
 static void publish(struct dra_watch *w)

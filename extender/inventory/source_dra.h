@@ -36,6 +36,15 @@ struct source_dra *source_dra_detached(struct dra_store *store);
 bool source_dra_feed(struct source_dra *s, enum dra_kind kind, const char *data, size_t len,
 		     size_t chunk);
 
+/* An object read from the API outside the watches (the bind verb's GET
+ * of a pod's claims, once PreBind has written their allocation): decoded
+ * and published at once, as the watch will deliver it (the same version
+ * and origin, so its event then changes nothing). ERR_* with msg when it
+ * does not decode; the store is left alone. */
+struct json_object;
+enum err source_dra_put_json(struct dra_store *store, enum dra_kind kind, struct json_object *o,
+			     struct errmsg *msg);
+
 /* ---- from a directory ---- */
 
 struct source_dra_files;

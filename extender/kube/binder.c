@@ -94,18 +94,37 @@ done:
 	free(url);
 }
 
+/* Whether ns and name may go into a path; when not, out says so (400). */
+static bool names_ok(const char *ns, const char *name, const char *what, struct kube_answer *out,
+		     struct errmsg *msg)
+{
+	if (path_safe(ns) && path_safe(name))
+		return true;
+	errmsg_set(msg, "not a valid %s name or namespace", what);
+	out->status = 400;
+	out->body = xstrdup("");
+	return false;
+}
+
 void kube_get_pod(struct kube_binder *b, const char *ns, const char *name, struct kube_answer *out,
 		  struct errmsg *msg)
 {
 	char path[640];
 
-	if (!path_safe(ns) || !path_safe(name)) {
-		errmsg_set(msg, "not a valid pod name or namespace");
-		out->status = 400;
-		out->body = xstrdup("");
+	if (!names_ok(ns, name, "pod", out, msg))
 		return;
-	}
 	snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s", ns, name);
+	call(b, path, NULL, out, msg);
+}
+
+void kube_get_resource_claim(struct kube_binder *b, const char *ns, const char *name,
+			     struct kube_answer *out, struct errmsg *msg)
+{
+	char path[640];
+
+	if (!names_ok(ns, name, "claim", out, msg))
+		return;
+	snprintf(path, sizeof path, "/apis/resource.k8s.io/v1/namespaces/%s/resourceclaims/%s", ns, name);
 	call(b, path, NULL, out, msg);
 }
 
@@ -116,10 +135,7 @@ void kube_create_binding(struct kube_binder *b, const char *ns, const char *name
 			   *target = json_object_new_object();
 	char path[640];
 
-	if (!path_safe(ns) || !path_safe(name)) {
-		errmsg_set(msg, "not a valid pod name or namespace");
-		out->status = 400;
-		out->body = xstrdup("");
+	if (!names_ok(ns, name, "pod", out, msg)) {
 		json_object_put(o);
 		json_object_put(meta);
 		json_object_put(target);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The two API calls of the bind verb: read the pod (its UID and resources),
- * then create its Binding through the pods/binding subresource with the UID
- * as precondition. Thread-safe: binds arrive concurrently, one per pod. */
+/* The API calls of the bind verb: read the pod (its UID and resources) and,
+ * with DRA, its ResourceClaims; then create its Binding through the
+ * pods/binding subresource with the UID as precondition. Thread-safe: binds
+ * arrive concurrently, one per pod. */
 #ifndef EXTENDER_KUBE_BIND_H
 #define EXTENDER_KUBE_BIND_H
 
@@ -23,6 +24,11 @@ struct kube_answer {
 /* GET /api/v1/namespaces/NS/pods/NAME. */
 void kube_get_pod(struct kube_binder *b, const char *ns, const char *name, struct kube_answer *out,
 		  struct errmsg *msg);
+/* GET /apis/resource.k8s.io/v1/namespaces/NS/resourceclaims/NAME: a pod's
+ * claim as PreBind left it (status.allocation written), for the bind's
+ * DRA re-check. */
+void kube_get_resource_claim(struct kube_binder *b, const char *ns, const char *name,
+			     struct kube_answer *out, struct errmsg *msg);
 /* POST the Binding of NS/NAME (UID precondition) to node. 201 on success. */
 void kube_create_binding(struct kube_binder *b, const char *ns, const char *name, const char *uid,
 			 const char *node, struct kube_answer *out, struct errmsg *msg);

@@ -399,8 +399,20 @@ void df_load(struct dra_fixture *f, const char *text)
 		f->claim_ptrs[i] = &f->claims[i];
 		dra_device_set_add_claim(&f->allocated, &f->claims[i]);
 	}
-	dra_slice_index_build(&f->index, f->slices, f->nslices);
+	df_index(f);
 	dra_selectors_init(&f->selectors, &df_test_ops);
+}
+
+void df_index(struct dra_fixture *f)
+{
+	size_t i;
+
+	dra_slice_index_free(&f->index);
+	free(f->slice_ptrs);
+	f->slice_ptrs = xcalloc(f->nslices + 1, sizeof *f->slice_ptrs);
+	for (i = 0; i < f->nslices; i++)
+		f->slice_ptrs[i] = &f->slices[i];
+	dra_slice_index_build(&f->index, f->slice_ptrs, f->nslices);
 }
 
 void df_input(struct dra_fixture *f, struct dra_alloc_input *in)
@@ -469,6 +481,7 @@ void df_free(struct dra_fixture *f)
 	dra_alloc_result_free(&f->result);
 	dra_selectors_free(&f->selectors);
 	dra_slice_index_free(&f->index);
+	free(f->slice_ptrs);
 	dra_device_set_free(&f->allocated);
 	for (i = 0; i < f->nslices; i++)
 		dra_slice_cleanup(&f->slices[i]);

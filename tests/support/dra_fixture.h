@@ -42,6 +42,7 @@ struct dra_fixture {
 	struct sched_node node;
 	struct dra_slice *slices;
 	size_t nslices;
+	const struct dra_slice **slice_ptrs; /* what the index borrows */
 	struct dra_class *classes;
 	size_t nclasses;
 	struct dra_claim *claims;
@@ -65,6 +66,8 @@ extern const struct dra_selector_ops df_test_ops;
 extern size_t df_compiles;
 
 void df_load(struct dra_fixture *f, const char *text);
+/* Indexes f->slices again (after a test changed them). */
+void df_index(struct dra_fixture *f);
 void df_input(struct dra_fixture *f, struct dra_alloc_input *in);
 /* Predicts (the result stays in f->result) and renders it:
  *   "c1: r1=gpu-0 r1=gpu-1; c2: r=gpu-2"   allocated (claims in pod order)

@@ -379,6 +379,7 @@ static void repeated_demand_is_not_judged_again(void **state)
 	in.demand_id = verdict_cache_demand("test_decide: repeated demand");
 	in.demand_fresh = false;
 	in.flags = 0;
+	in.dra = NULL;
 	for (i = 0; i < nobjs; i++) {
 		struct decision first, again, stale;
 

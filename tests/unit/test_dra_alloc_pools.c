@@ -205,8 +205,7 @@ static void missing_fields_are_not_a_crash(void **state)
 	f.slices[0].devices[0].name = NULL;
 	free(f.claims[0].constraints[0].domain);
 	f.claims[0].constraints[0].domain = NULL;
-	dra_slice_index_free(&f.index);
-	dra_slice_index_build(&f.index, f.slices, f.nslices);
+	df_index(&f);
 	/* A constraint without its attribute name holds for no device. */
 	assert_string_equal(df_predict(&f), "unsatisfiable: cannot allocate all claims");
 	free(f.claims[0].constraints[0].requests[0]);

@@ -109,7 +109,7 @@ static void test_views(void **state)
 	struct dra_store *s = loaded();
 	const struct dra_snapshot *snap = dra_store_acquire(s);
 	const struct dra_node_slices *a = dra_snapshot_node(snap, "gpu-node-a");
-	const struct dra_pool *p;
+	const struct dra_store_pool *p;
 	const struct dra_claim *c;
 	struct dra_store_stats st;
 
@@ -270,7 +270,7 @@ static void test_pools(void **state)
 {
 	struct dra_store *s = dra_store_new();
 	const struct dra_snapshot *snap;
-	const struct dra_pool *p;
+	const struct dra_store_pool *p;
 	struct dra_batch *b = dra_batch_new();
 
 	(void)state;

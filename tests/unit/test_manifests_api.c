@@ -441,6 +441,7 @@ static void manifests_rbac_grants_exactly_the_api_calls_in_the_source(void **sta
 		{ "resource.k8s.io", "deviceclasses", "watch" },
 		{ "resource.k8s.io", "resourceclaims", "list" },
 		{ "resource.k8s.io", "resourceclaims", "watch" },
+		{ "resource.k8s.io", "resourceclaims", "get" }, /* bind's DRA re-check */
 		{ "resource.k8s.io", "resourceclaimtemplates", "list" },
 		{ "resource.k8s.io", "resourceclaimtemplates", "watch" },
 	};

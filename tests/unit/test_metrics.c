@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "extender/metrics.h"
+#include "extender/inventory/dra_store.h"
 #include "extender/inventory/ledger.h"
 #include "extender/inventory/store.h"
 #include "topology/judge.h"
@@ -35,7 +36,8 @@ static long long sample(const char *text, const char *name)
 static void every_rejection_reason_is_counted(void **state)
 {
 	static const char *const names[] = { "TopologyAffinityError", "UnexpectedAdmissionError",
-					     "TopologyManagerConfigError", "NotSimulated", "NoInventory" };
+					     "TopologyManagerConfigError", "NotSimulated", "NoInventory",
+					     "DRAAlignment" };
 	char *text, name[128];
 	size_t len, i;
 	int r;
@@ -107,12 +109,42 @@ static void every_outcome_is_counted(void **state)
 	free(text);
 }
 
+static void every_dra_verdict_is_counted_with_the_dra_store(void **state)
+{
+	static const char *const names[] = { "noClaims", "aligned", "misaligned", "unpredictable",
+					     "unknownNUMA" };
+	struct dra_store *dra = dra_store_new();
+	char *text, name[128];
+	size_t len, i;
+
+	(void)state;
+	/* Without DRA configured the family is not shown. */
+	text = metrics_render(&len);
+	assert_null(strstr(text, "numa_extender_dra_verdicts_total"));
+	free(text);
+	assert_int_equal(DRA_OUTCOME_COUNT, sizeof names / sizeof names[0]);
+	for (i = 0; i < DRA_OUTCOME_COUNT; i++)
+		metrics_dra_verdicts((enum dra_outcome)i, i + 3);
+	metrics_dra_verdicts(DRA_OUTCOME_COUNT, 1); /* out of range: ignored */
+	metrics_set_dra_store(dra);
+	text = metrics_render(&len);
+	for (i = 0; i < DRA_OUTCOME_COUNT; i++) {
+		snprintf(name, sizeof name, "numa_extender_dra_verdicts_total{result=\"%s\"}", names[i]);
+		assert_int_equal(sample(text, name), (long long)i + 3);
+	}
+	assert_null(strstr(text, "numa_extender_dra_verdicts_total{result=\"\"}"));
+	free(text);
+	metrics_set_dra_store(NULL);
+	dra_store_free(dra);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_rejection_reason_is_counted),
 		cmocka_unit_test(kubelet_rejections_by_reason_and_decision),
 		cmocka_unit_test(every_outcome_is_counted),
+		cmocka_unit_test(every_dra_verdict_is_counted_with_the_dra_store),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

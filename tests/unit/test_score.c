@@ -339,6 +339,68 @@ static void score_all_weights_zero_is_neutral(void **state)
 	inventory_node_free(n);
 }
 
+/* The DRA alignment's part, weighted like a resource. */
+static int64_t judged_extra(const struct score_config *cfg, const struct inventory_node *node,
+			    const char *containers, const struct score_extra *extra,
+			    struct score_breakdown *out)
+{
+	struct pod p;
+	struct verdict v;
+	int64_t s;
+
+	pod_of(&p, containers);
+	judge_node(node, p.d, &v);
+	assert_true(v.admit);
+	s = score_node_extra(cfg, node, &v, extra, out);
+	assert_int_equal(score_node_extra(cfg, node, &v, extra, NULL), s);
+	verdict_cleanup(&v);
+	pod_free(&p);
+	return s;
+}
+
+static char DRA[] = "dra";
+
+static void score_extra_part_weighs_like_a_resource(void **state)
+{
+	struct score_extra aligned = { "dra", 100 }, misaligned = { "dra", 0 };
+	struct score_config cfg = strategy(SCORE_LEAST_ALLOCATED);
+	struct inventory_node *n = node_of(SNN, TWO("6"));
+	struct score_breakdown b;
+
+	(void)state;
+	/* cpu 50, memory 75, dra 100: (50 + 75 + 100)/3 = 75 -> 8. */
+	assert_int_equal(judged_extra(&cfg, n, POD_2CPU, &aligned, &b), 8);
+	assert_int_equal(b.score100, 75);
+	assert_int_equal(b.nparts, 3);
+	assert_int_equal(part(&b, "dra")->score100, 100);
+	assert_int_equal(part(&b, "dra")->weight, 1);
+	/* dra 0: 125/3 = 41 -> 4 (6 without the part). */
+	assert_int_equal(judged_extra(&cfg, n, POD_2CPU, &misaligned, &b), 4);
+	assert_int_equal(b.score100, 41);
+	/* No extra: score_node's answer. */
+	assert_int_equal(judged_extra(&cfg, n, POD_2CPU, NULL, &b), 6);
+	assert_null(find_part(&b, "dra"));
+	{
+		struct score_weight w[] = { { DRA, 8 } };
+
+		cfg.weights = w;
+		cfg.nweights = 1;
+		/* dra weight 8: (50 + 75 + 800)/10 = 92 -> 9, and 125/10 = 12 -> 1. */
+		assert_int_equal(judged_extra(&cfg, n, POD_2CPU, &aligned, &b), 9);
+		assert_int_equal(judged_extra(&cfg, n, POD_2CPU, &misaligned, &b), 1);
+		/* Weight 0 leaves the part out. */
+		w[0].weight = 0;
+		assert_int_equal(judged_extra(&cfg, n, POD_2CPU, &misaligned, &b), 6);
+		assert_null(find_part(&b, "dra"));
+	}
+	/* BalancedAllocation: its node score 87 (weight 2: cpu and memory)
+	 * with dra 0 at weight 1: 174/3 = 58 -> 6. */
+	cfg = strategy(SCORE_BALANCED_ALLOCATION);
+	assert_int_equal(judged_extra(&cfg, n, POD_2CPU, &misaligned, &b), 6);
+	assert_int_equal(b.score100, 58);
+	inventory_node_free(n);
+}
+
 static void score_fractional_cpu_has_no_cpu_part(void **state)
 {
 	struct score_config cfg = strategy(SCORE_LEAST_ALLOCATED);
@@ -725,6 +787,7 @@ int main(void)
 		cmocka_unit_test(score_weights_change_the_result),
 		cmocka_unit_test(score_weight_zero_excludes_resource),
 		cmocka_unit_test(score_all_weights_zero_is_neutral),
+		cmocka_unit_test(score_extra_part_weighs_like_a_resource),
 		cmocka_unit_test(score_fractional_cpu_has_no_cpu_part),
 		cmocka_unit_test(score_ephemeral_storage_is_ignored),
 		cmocka_unit_test(score_least_numa_nodes_single),
