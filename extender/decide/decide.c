@@ -83,13 +83,17 @@ static void fold_dra(const struct decide_input *in, const struct inventory_node 
 	bool deny_unknown = st->dra_unknown_numa == CONFIG_DRA_UNKNOWN_DENY;
 	bool against;
 
+	/* A node the kubelet rejects anyway has nothing to align with: the
+	 * allocator is not predicted there (most of a large filter's nodes,
+	 * often). */
+	out->dra = DRA_OUTCOME_NO_CLAIMS;
+	if (out->outcome != DECISION_PASS)
+		return;
 	memset(&node, 0, sizeof node);
 	node.name = inv->name;
 	dra_judge(in->dra, &node, v,
 		  st->dra_alignment == CONFIG_DRA_REQUIRE ? DRA_JUDGE_REACH : 0, &dv);
 	out->dra = (unsigned char)dv.outcome;
-	if (out->outcome != DECISION_PASS)
-		return;
 	against = dv.outcome == DRA_OUTCOME_MISALIGNED ||
 		  (dv.outcome == DRA_OUTCOME_UNKNOWN_NUMA && deny_unknown);
 	if (st->dra_alignment == CONFIG_DRA_REQUIRE && against) {
