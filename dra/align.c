@@ -137,7 +137,7 @@ const char *dra_align_reason(const struct dra_align_verdict *v, char *buf, size_
 	dra_align_add_name(&b, v->device->driver);
 	textbuf_adds(&b, ") on NUMA ");
 	dra_numa_ids(&b, v->device->numa.nodes);
-	textbuf_printf(&b, ", %s ", v->unit->pod_scope ? "pod" : "container");
+	textbuf_adds(&b, v->unit->pod_scope ? ", pod " : ", container ");
 	textbuf_quote(&b, v->unit->name, strlen(v->unit->name), 64, TEXTBUF_QUOTE_RAW_HIGH);
 	textbuf_adds(&b, " CPUs on NUMA ");
 	dra_numa_ids(&b, v->unit->affinity);

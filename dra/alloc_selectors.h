@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/err.h"
 #include "dra/cel.h"
@@ -20,6 +21,9 @@ struct dra_selector_ops {
 	enum dra_cel_value (*eval)(const struct dra_cel_program *p, const struct dra_device *d,
 				   const char *driver, char *err, size_t err_size);
 	void (*free)(struct dra_cel_program *p);
+	/* dra_cel_device_key's signature, or NULL: every device evaluated. */
+	bool (*key)(const struct dra_cel_program *p, const struct dra_device *d, const char *driver,
+		    uint64_t *key);
 };
 
 /* The real evaluator (dra/cel_ops.c: { dra_cel_compile, dra_cel_eval,
@@ -41,10 +45,20 @@ struct dra_selectors {
 	const struct dra_selector_ops *ops;
 	struct dra_selector *v;
 	size_t n, cap;
+	/* The answers already worked out, by device key (ops->key): shared by
+	 * the threads that judge nodes with the set. NULL without ops->key. */
+	uint64_t _Atomic *memo;
 };
 
 void dra_selectors_init(struct dra_selectors *s, const struct dra_selector_ops *ops);
 void dra_selectors_free(struct dra_selectors *s);
+
+/* s's answer on device d of driver: DRA_CEL_TRUE or FALSE from the memo
+ * when a device with the same key was evaluated before, else evaluated
+ * (err as ops->eval's). Thread-safe once the set is prepared. */
+enum dra_cel_value dra_selectors_eval(const struct dra_selectors *set, const struct dra_selector *s,
+				      const struct dra_device *d, const char *driver, char *err,
+				      size_t err_size);
 
 /* The compiled expr, compiling it on first sight. */
 const struct dra_selector *dra_selectors_get(struct dra_selectors *s, const char *expr);

@@ -173,7 +173,7 @@ static int selectors_match(struct alloc_ctx *x, const struct alloc_claim *ac, ch
 			return -1;
 		}
 		err[0] = '\0';
-		v = x->in->selectors->ops->eval(s->prog, a->dev, a->slice->driver, err, sizeof err);
+		v = dra_selectors_eval(x->in->selectors, s, a->dev, a->slice->driver, err, sizeof err);
 		if (v == DRA_CEL_FALSE)
 			return 0;
 		if (v == DRA_CEL_TRUE)

@@ -11,6 +11,7 @@
 #include "base/textbuf.h"
 #include "base/xalloc.h"
 #include "dra/cel_ast.h"
+#include "dra/cel_reads.h"
 #include "dra/cel_regex.h"
 
 struct cel_node *cel_node_new(struct dra_cel_program *p, enum cel_op op, uint32_t pos)
@@ -88,6 +89,7 @@ enum dra_cel_compiled dra_cel_compile(const char *expr, size_t len, struct dra_c
 		dra_cel_free(p);
 		return st;
 	}
+	cel_reads_collect(p);
 	*out = p;
 	return DRA_CEL_COMPILED;
 }

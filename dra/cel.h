@@ -55,4 +55,13 @@ enum dra_cel_value {
 enum dra_cel_value dra_cel_eval(const struct dra_cel_program *p, const struct dra_device *d,
 				const char *driver, char *err, size_t err_size);
 
+/* A key of what p's answer on device d (of driver) depends on, when p reads
+ * a fixed list of the device's entries (device.driver, attributes and
+ * capacities by constant names): devices with equal keys get the same
+ * true or false from dra_cel_eval (a 64-bit hash: equal keys of different
+ * inputs are as rare as its collisions). false: p reads more than that (a
+ * whole map, a computed name), no key. Seeded per process. */
+bool dra_cel_device_key(const struct dra_cel_program *p, const struct dra_device *d,
+			const char *driver, uint64_t *key);
+
 #endif

@@ -142,6 +142,11 @@ struct dra_cel_program {
 	size_t nregexes;
 	const char *text;          /* the expression, in the arena */
 	size_t len;
+	/* What it reads of the device (dra/cel_reads.h); reads_fixed false:
+	 * more than a fixed list of entries (a whole map, a computed key). */
+	struct cel_read *reads;
+	size_t nreads;
+	bool reads_fixed;
 };
 
 /* Nodes and text in the program's arena. */

@@ -12,6 +12,7 @@
 
 #include "base/textbuf.h"
 #include "dra/cel_ast.h"
+#include "dra/cel_reads.h"
 #include "dra/cel_funcs.h"
 #include "dra/cel_semver.h"
 #include "dra/cel_value.h"
@@ -472,6 +473,15 @@ static bool versions_parse(const struct dra_device *d, struct textbuf *msg)
 		}
 	}
 	return true;
+}
+
+bool cel_device_versions_parse(const struct dra_device *d)
+{
+	char scratch[1];
+	struct textbuf msg;
+
+	textbuf_init_fixed(&msg, scratch, sizeof scratch);
+	return versions_parse(d, &msg);
 }
 
 enum dra_cel_value dra_cel_eval(const struct dra_cel_program *p, const struct dra_device *d,

@@ -5,4 +5,5 @@
 #include "dra/alloc_selectors.h"
 #include "dra/cel.h"
 
-const struct dra_selector_ops dra_cel_ops = { dra_cel_compile, dra_cel_eval, dra_cel_free };
+const struct dra_selector_ops dra_cel_ops = { dra_cel_compile, dra_cel_eval, dra_cel_free,
+					      dra_cel_device_key };

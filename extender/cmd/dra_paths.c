@@ -45,7 +45,7 @@ enum err dra_paths_load(const char *const *paths, size_t npaths, FILE *warn, str
 		memset(&o, 0, sizeof o);
 		rc = dra_objects_load(paths[p], &o, msg);
 		if (rc != ERR_OK) {
-			errmsg_prefix(msg, "--dra %s: ", paths[p]);
+			errmsg_prefix(msg, "--dra: ");
 			dra_objects_cleanup(&o);
 			dra_batch_free(b);
 			return rc;

@@ -24,7 +24,11 @@
  * on the emptied node).
  *
  * Modes: (none) 5,000 nodes, 15 rounds; --quick 200 nodes, 3 rounds (for
- * valgrind). Exits 1 only when a reply is wrong; a missed target is
+ * valgrind); --profile plain|claim [prefer|require]: three cold filters of
+ * one of the pods over the 5,000 nodes under prefer, then under require
+ * (or only the one named), and nothing else
+ * (the ratio in instructions, which a busy machine does not blur):
+ *   valgrind --tool=callgrind --toggle-collect=handle_filter ./bench_dra_filter --profile claim Exits 1 only when a reply is wrong; a missed target is
  * printed.
  *   valgrind --tool=callgrind --toggle-collect=handle_filter ./bench_dra_filter --quick */
 #include <stdio.h>
@@ -257,9 +261,38 @@ static double run(struct store *store, struct dra_store *dra, enum config_dra_al
 	return ratio;
 }
 
+/* --profile: only cold filters of one pod, for callgrind's counts. */
+static void profile(struct store *store, struct dra_store *dra, const struct bench_buf *body,
+		    size_t rounds, const char *alignment)
+{
+	struct config config;
+	struct settings_holder holder;
+	struct handler_ctx ctx;
+	size_t r, failed;
+	uint64_t hits;
+	int a;
+
+	for (a = 0; a < 2; a++) {
+		if (alignment != NULL && strcmp(alignment, a ? "require" : "prefer") != 0)
+			continue;
+		config_init(&config);
+		config.dra_alignment = a ? CONFIG_DRA_REQUIRE : CONFIG_DRA_PREFER;
+		settings_holder_init(&holder, settings_new(&config));
+		memset(&ctx, 0, sizeof ctx);
+		ctx.store = store;
+		ctx.settings = &holder;
+		ctx.dra = dra;
+		for (r = 0; r < rounds; r++)
+			filter_once(&ctx, body, true, &failed, &hits);
+		settings_holder_cleanup(&holder);
+		config_cleanup(&config);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+	const char *only = argc > 2 && strcmp(argv[1], "--profile") == 0 ? argv[2] : NULL;
 	size_t nodes = quick ? 200 : 5000, rounds = quick ? 3 : 15, r;
 	struct store *store;
 	struct dra_store *dra;
@@ -280,6 +313,10 @@ int main(int argc, char **argv)
 	bench_args_body(bench_pod_json, bench_pod_len, ids, nodes, &plain);
 	pod = pod_with_claim();
 	bench_args_body(pod, strlen(pod), ids, nodes, &claimed);
+	if (only != NULL) {
+		profile(store, dra, strcmp(only, "claim") == 0 ? &claimed : &plain, 3, argc > 3 ? argv[3] : NULL);
+		goto out;
+	}
 	printf("nodes: %zu, rounds: %zu\n", nodes, rounds);
 	bench_target_set(&targets[0], "cold filter, one claim / none (prefer)", true, 1.5,
 			 run(store, dra, CONFIG_DRA_PREFER, "prefer", nodes, rounds, &plain, &claimed), "x");
@@ -288,6 +325,7 @@ int main(int argc, char **argv)
 	for (r = 0; r < 2; r++)
 		printf("target  %-44s %-8s %-24s %s\n", targets[r].what, targets[r].goal, targets[r].got,
 		       targets[r].ok ? "ok" : "MISSED");
+out:
 	free(ids);
 	free(pod);
 	free(plain.p);

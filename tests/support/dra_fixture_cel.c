@@ -106,4 +106,4 @@ static void test_free(struct dra_cel_program *p)
 	free(p);
 }
 
-const struct dra_selector_ops df_test_ops = { test_compile, test_eval, test_free };
+const struct dra_selector_ops df_test_ops = { test_compile, test_eval, test_free, NULL };
