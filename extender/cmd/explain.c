@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* `numa-extender explain --pod FILE --nrt PATH [--nrt PATH ...] [-o json|text]`:
- * decode, build snapshots, judge with the one judge, print. */
+/* `numa-extender explain --pod FILE --nrt PATH [--nrt PATH ...] [--dra PATH ...]
+ * [-o json|text]`: decode, build snapshots, judge with the one judge, print. */
 #include "extender/cmd/explain.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "extender/cmd/explain_dra.h"
 #include "extender/cmd/usage.h"
 #include "extender/decide/decide.h"
 #include "extender/codec/nrt_decode.h"
@@ -38,7 +39,8 @@ static int64_t pod_asks(const struct pod_demand *d, const char *name)
 }
 
 static void write_text(FILE *out, const struct inventory_node *node, const struct pod_demand *d,
-		       const struct verdict *v, const struct score_breakdown *sb)
+		       const struct verdict *v, const struct score_breakdown *sb, const struct dra_pod *dra,
+		       const struct dra_node_verdict *dv)
 {
 	char buf[64], ids[256];
 	size_t i;
@@ -74,6 +76,8 @@ static void write_text(FILE *out, const struct inventory_node *node, const struc
 		fprintf(out, "  container %-24s NUMA %s%s\n", c->name,
 			c->has_affinity ? ids : "(none)", c->preferred ? ", preferred" : "");
 	}
+	if (dra != NULL)
+		explain_dra_text(out, dra, dv);
 	if (v->admit) {
 		fprintf(out, "  verdict: admit, score %lld/10", (long long)sb->score);
 		for (i = 0; i < sb->nparts; i++)
@@ -119,13 +123,40 @@ enum err explain_write_scored(const struct pod_spec *pod, const struct nrt_objec
 			      enum explain_format format, const struct score_config *scoring,
 			      FILE *out, struct errmsg *msg)
 {
+	struct explain_options opt = { scoring, CONFIG_DRA_PREFER, CONFIG_DRA_UNKNOWN_ALLOW, NULL };
+
+	return explain_write_with(pod, objs, n, format, &opt, out, msg);
+}
+
+/* The kubelet's verdict as the report shows it: decide's when the DRA
+ * verdict rejected a node the kubelet admits (dra.alignment: require). A
+ * shallow copy: it shares v's containers and usage. */
+static struct verdict shown_verdict(const struct verdict *v, const struct decision *d)
+{
+	struct verdict s = *v;
+
+	if (d->passes || d->kubelet_reason != REASON_DRA_ALIGNMENT)
+		return s;
+	s.admit = false;
+	s.reason = REASON_DRA_ALIGNMENT;
+	s.unresolvable = d->outcome == DECISION_UNRESOLVABLE;
+	snprintf(s.message, sizeof s.message, "%s", d->reason);
+	return s;
+}
+
+enum err explain_write_with(const struct pod_spec *pod, const struct nrt_object *objs, size_t n,
+			    enum explain_format format, const struct explain_options *opt, FILE *out,
+			    struct errmsg *msg)
+{
 	struct score_config default_scoring = { SCORE_LEAST_ALLOCATED, NULL, 0 };
+	struct explain_options defaults = { NULL, CONFIG_DRA_PREFER, CONFIG_DRA_UNKNOWN_ALLOW, NULL };
+	const struct explain_options *eo = opt != NULL ? opt : &defaults;
 	/* explain decides as serve does, with the verdict's details kept. */
-	struct settings settings = { 1, scoring ? *scoring : default_scoring, CONFIG_MISSING_ALLOW,
-				     LOG_LEVEL_INFO, 0, CONFIG_DRA_PREFER, CONFIG_DRA_UNKNOWN_ALLOW,
+	struct settings settings = { 1, eo->scoring ? *eo->scoring : default_scoring, CONFIG_MISSING_ALLOW,
+				     LOG_LEVEL_INFO, 0, eo->dra_alignment, eo->dra_unknown_numa,
 				     CONFIG_DRA_SORTED };
 	struct decide_input in = { NULL, &settings, 0, DECIDE_VERDICT | DECIDE_DETAIL | DECIDE_PARTS, false,
-				   NULL };
+				   eo->dra };
 	struct json_object *root = NULL, *nodes = NULL;
 	struct pod_demand *demand = NULL;
 	enum err rc;
@@ -151,6 +182,8 @@ enum err explain_write_scored(const struct pod_spec *pod, const struct nrt_objec
 	}
 	for (i = 0; i < n; i++) {
 		struct inventory_node *node = NULL;
+		struct dra_node_verdict dv;
+		struct verdict shown;
 		struct errmsg bad;
 		struct decision d;
 
@@ -176,10 +209,21 @@ enum err explain_write_scored(const struct pod_spec *pod, const struct nrt_objec
 			continue;
 		}
 		decide(&in, node, 0, &d);
-		if (format == EXPLAIN_JSON)
-			json_object_array_add(nodes, score_json(&d.parts, verdict_to_json(node->name, &d.verdict)));
-		else
-			write_text(out, node, demand, &d.verdict, &d.parts);
+		memset(&dv, 0, sizeof dv);
+		if (eo->dra != NULL)
+			explain_dra_judge(eo->dra, node, &d.verdict,
+					  eo->dra_alignment == CONFIG_DRA_REQUIRE, &dv);
+		shown = shown_verdict(&d.verdict, &d);
+		if (format == EXPLAIN_JSON) {
+			struct json_object *jo = score_json(&d.parts, verdict_to_json(node->name, &shown));
+
+			if (eo->dra != NULL)
+				json_object_object_add(jo, "dra", explain_dra_json(eo->dra, &dv));
+			json_object_array_add(nodes, jo);
+		} else {
+			write_text(out, node, demand, &shown, &d.parts, eo->dra, &dv);
+		}
+		dra_node_verdict_cleanup(&dv);
 		decision_cleanup(&d);
 		inventory_node_free(node);
 	}
@@ -198,10 +242,12 @@ enum err explain_write_scored(const struct pod_spec *pod, const struct nrt_objec
 static const char usage_text[] =
 	"usage: numa-extender explain --pod FILE --nrt PATH [--nrt PATH ...] [options]\n"
 	"Judges the pod on every node of the inventories as the kubelet's Topology Manager would,\n"
-	"and prints per node the NUMA table, the affinity per container, the verdict and the score.\n"
+	"and prints per node the NUMA table, the affinity per container, the verdict and the score;\n"
+	"with --dra and a pod with resource claims, the DRA devices predicted and their alignment too.\n"
 	"  --pod FILE               a v1.Pod, YAML or JSON (required)\n"
 	"  --nrt PATH               NodeResourceTopology objects: a file (one object, a stream or a List) or a directory (required, repeatable)\n"
-	"  --config FILE            numa-extender configuration whose scoring scores admitted nodes (default LeastAllocated)\n"
+	"  --dra PATH               DRA objects (ResourceSlices, DeviceClasses, ResourceClaims, ResourceClaimTemplates): a file or a directory (repeatable)\n"
+	"  --config FILE            numa-extender configuration: its scoring scores admitted nodes (default LeastAllocated), its dra.alignment, dra.unknownNUMA and dra.allocatorOrder judge DRA devices\n"
 	"  -o, --output text|json   output format (default text)\n"
 	"  -h, --help               this help\n"
 	"Input files are regular files only, a pod or NRT file at most 16 MiB, a --config 1 MiB.\n"
@@ -212,9 +258,12 @@ int explain_main(int argc, char **argv)
 	const char *pod_path = NULL, *config_path = NULL;
 	struct config cfg;
 	const char **nrt_paths = xcalloc((size_t)argc + 1, sizeof *nrt_paths);
+	const char **dra_paths = xcalloc((size_t)argc + 1, sizeof *dra_paths);
+	struct explain_dra *dra = NULL;
+	struct explain_options opt;
 	enum explain_format format = EXPLAIN_TEXT;
 	struct nrt_object *all = NULL;
-	size_t nall = 0, npaths = 0, i;
+	size_t nall = 0, npaths = 0, ndra = 0, i;
 	struct pod_spec pod;
 	struct errmsg msg;
 	int status = 2, a;
@@ -226,7 +275,7 @@ int explain_main(int argc, char **argv)
 		const char *arg = argv[a];
 
 		if ((strcmp(arg, "--pod") == 0 || strcmp(arg, "--nrt") == 0 || strcmp(arg, "--config") == 0 ||
-		     strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0) && a + 1 >= argc) {
+		     strcmp(arg, "--dra") == 0 || strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0) && a + 1 >= argc) {
 			status = usage_error(WHO, usage_text, "%s needs a value", arg);
 			goto out;
 		}
@@ -236,6 +285,8 @@ int explain_main(int argc, char **argv)
 			config_path = argv[++a];
 		} else if (strcmp(arg, "--nrt") == 0) {
 			nrt_paths[npaths++] = argv[++a];
+		} else if (strcmp(arg, "--dra") == 0) {
+			dra_paths[ndra++] = argv[++a];
 		} else if (strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0) {
 			const char *f = argv[++a];
 
@@ -287,7 +338,16 @@ int explain_main(int argc, char **argv)
 		fprintf(stderr, "numa-extender explain: no NodeResourceTopology object found\n");
 		goto out;
 	}
-	rc = explain_write_scored(&pod, all, nall, format, &cfg.scoring, stdout, &msg);
+	if (ndra > 0 && explain_dra_open(pod_path, &pod, dra_paths, ndra, cfg.dra_allocator_order, stderr, &dra,
+					 &msg) != ERR_OK) {
+		fprintf(stderr, "numa-extender explain: %s\n", msg.text);
+		goto out;
+	}
+	opt.scoring = &cfg.scoring;
+	opt.dra_alignment = cfg.dra_alignment;
+	opt.dra_unknown_numa = cfg.dra_unknown_numa;
+	opt.dra = explain_dra_pod(dra);
+	rc = explain_write_with(&pod, all, nall, format, &opt, stdout, &msg);
 	if (rc == ERR_INVALID) {
 		/* The report is complete; some nodes in it could not be judged. */
 		fprintf(stderr, "numa-extender explain: %s\n", msg.text);
@@ -300,9 +360,11 @@ int explain_main(int argc, char **argv)
 	}
 	status = 0;
 out:
+	explain_dra_free(dra);
 	nrt_objects_free(all, nall);
 	pod_spec_cleanup(&pod);
 	config_cleanup(&cfg);
 	free(nrt_paths);
+	free(dra_paths);
 	return status;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "base/err.h"
+#include "extender/config.h"
 #include "topology/nrt.h"
 #include "topology/pod.h"
 
@@ -28,8 +29,27 @@ enum err explain_write_scored(const struct pod_spec *pod, const struct nrt_objec
 			      enum explain_format format, const struct score_config *scoring,
 			      FILE *out, struct errmsg *msg);
 
-/* The CLI: argv after "explain" (--config FILE takes the scoring from a
- * service configuration). Returns the exit status: 0; 1 when the report is
+/* What else a report depends on. */
+struct dra_pod;
+struct explain_options {
+	const struct score_config *scoring; /* NULL: LeastAllocated, no weights */
+	/* How the DRA verdict folds in (dra.alignment, dra.unknownNUMA). */
+	enum config_dra_alignment dra_alignment;
+	enum config_dra_unknown_numa dra_unknown_numa;
+	/* The pod's claims resolved (explain_dra.h), or NULL: no DRA, and the
+	 * report is what it is without DRA. With it every node's JSON gains
+	 * "dra" and its table the claims' devices and a "dra:" line; under
+	 * require a misaligned node is rejected (reason DRAAlignment). */
+	const struct dra_pod *dra;
+};
+
+/* The same, with opt (NULL: explain_write_scored's defaults). */
+enum err explain_write_with(const struct pod_spec *pod, const struct nrt_object *objs, size_t n,
+			    enum explain_format format, const struct explain_options *opt, FILE *out,
+			    struct errmsg *msg);
+
+/* The CLI: argv after "explain" (--config FILE takes the scoring and the
+ * dra settings from a service configuration; --dra PATH the DRA objects). Returns the exit status: 0; 1 when the report is
  * complete but some nodes' inventories are invalid (each named on stdout, the
  * first on stderr); 2 on bad input or usage, with the reason on stderr. */
 int explain_main(int argc, char **argv);

@@ -55,7 +55,7 @@ static const char *const serve_flags[] = {
 	"--config", "--listen", "--nrt-dir", "--kubeconfig", "-h", "--help", NULL,
 };
 static const char *const explain_flags[] = {
-	"--pod", "--nrt", "--config", "-o", "--output", "-h", "--help", NULL,
+	"--pod", "--nrt", "--dra", "--config", "-o", "--output", "-h", "--help", NULL,
 };
 static const char *const simulate_flags[] = {
 	"--nrt", "--pods", "--nodes", "--running", "--scheduler-config", "--version",
