@@ -230,6 +230,46 @@ static void the_table_shows_devices_and_verdict(void **state)
 	run_free(&r);
 }
 
+/* The operator guide's worked example prints explain's very output. */
+static void the_guide_example_is_what_explain_prints(void **state)
+{
+	static const char start[] = "it prints:\n\n```\n";
+	FILE *f = fopen("docs/operator-guide.md", "rb");
+	char *guide, *block, *end;
+	struct run r;
+	long len;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	len = ftell(f);
+	assert_true(len > 0);
+	rewind(f);
+	guide = malloc((size_t)len + 1);
+	assert_non_null(guide);
+	assert_int_equal(fread(guide, 1, (size_t)len, f), (size_t)len);
+	guide[len] = '\0';
+	fclose(f);
+	block = strstr(guide, "### A worked example: a GPU on the wrong NUMA node");
+	assert_non_null(block);
+	block = strstr(block, start);
+	assert_non_null(block);
+	block += sizeof start - 1;
+	end = strstr(block, "```\n");
+	assert_non_null(end);
+	*end = '\0';
+	explain(&r, "--pod", D "pod-train.yaml", "--nrt", D "nrt.yaml", "--nrt", D "nrt-far.yaml", "--dra",
+		D "dra", "--config", D "require.yaml", NULL);
+	assert_int_equal(r.status, 0);
+	/* Each node's lines end in a blank line; the guide's block does not. */
+	len = (long)strlen(r.out);
+	while (len > 1 && r.out[len - 1] == '\n' && r.out[len - 2] == '\n')
+		r.out[--len] = '\0';
+	assert_string_equal(r.out, block);
+	run_free(&r);
+	free(guide);
+}
+
 /* Both runs' stdout, stderr and status are the same. */
 static void assert_same_run(const char *what, const struct run *a, const struct run *b)
 {
@@ -288,15 +328,14 @@ static void bad_dra_input_is_named(void **state)
 	explain(&r, "--pod", D "pod-train.yaml", "--nrt", D "nrt.yaml", "--dra", D "no-such-dir", NULL);
 	assert_int_equal(r.status, 2);
 	assert_string_equal(r.out, "");
-	assert_non_null(strstr(r.err, "numa-extender explain: --dra " D "no-such-dir: "));
+	assert_non_null(strstr(r.err, "numa-extender explain: --dra: " D "no-such-dir: "));
 	assert_non_null(strstr(r.err, "No such file or directory"));
 	run_free(&r);
 	explain(&r, "--pod", D "pod-train.yaml", "--nrt", D "nrt.yaml", "--dra", D "dra", "--dra",
 		D "bad/unparsable.yaml", NULL);
 	assert_int_equal(r.status, 2);
 	assert_string_equal(r.out, "");
-	assert_non_null(strstr(r.err, "numa-extender explain: --dra " D "bad/unparsable.yaml: " D
-					"bad/unparsable.yaml:4:3: "));
+	assert_non_null(strstr(r.err, "numa-extender explain: --dra: " D "bad/unparsable.yaml:4:3: "));
 	run_free(&r);
 	explain(&r, "--pod", D "pod-train.yaml", "--nrt", D "nrt.yaml", "--dra", NULL);
 	assert_int_equal(r.status, 2);
@@ -321,6 +360,7 @@ int main(void)
 		cmocka_unit_test(require_rejects_the_misaligned_node),
 		cmocka_unit_test(a_selector_outside_the_subset_is_unpredictable),
 		cmocka_unit_test(the_table_shows_devices_and_verdict),
+		cmocka_unit_test(the_guide_example_is_what_explain_prints),
 		cmocka_unit_test(without_claims_nothing_changes),
 		cmocka_unit_test(bad_dra_input_is_named),
 	};
