@@ -54,7 +54,7 @@ static enum dra_reach request_reach(struct alloc_ctx *x, const struct dra_claim 
 	ac.claim = claim;
 	rq.req = &claim->requests[r];
 	rq.name = claim->requests[r].name;
-	rq.memo = xcalloc(x->ndevs ? x->ndevs : 1, 1);
+	rq.memo = arena_alloc(x->arena, x->ndevs ? x->ndevs : 1);
 	for (k = 0; k < rq.req->nspecs && best != DRA_REACH_YES; k++) {
 		enum dra_reach one;
 
@@ -63,7 +63,6 @@ static enum dra_reach request_reach(struct alloc_ctx *x, const struct dra_claim 
 		if (one == DRA_REACH_YES || best == DRA_REACH_NO)
 			best = one;
 	}
-	free(rq.memo);
 	return best;
 }
 
@@ -84,9 +83,12 @@ enum dra_reach dra_align_reach(const struct dra_alloc_input *in,
 {
 	enum dra_reach all = DRA_REACH_YES;
 	struct alloc_ctx x;
+	struct arena arena;
 	size_t i, r;
 
 	memset(&x, 0, sizeof x);
+	arena_init(&arena);
+	x.arena = &arena;
 	x.in = in;
 	dra_selectors_prepare(in->selectors, in->claims, in->nclaims, in->classes, in->nclasses);
 	alloc_view_build(&x);
@@ -106,5 +108,6 @@ enum dra_reach dra_align_reach(const struct dra_alloc_input *in,
 		}
 	}
 	alloc_view_free(&x);
+	arena_cleanup(&arena);
 	return all;
 }

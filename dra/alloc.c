@@ -54,7 +54,7 @@ static bool enumerate_all(struct alloc_ctx *x, const struct alloc_claim *ac, str
 	char q1[96], q2[96], q3[96];
 	size_t p, i = 0;
 
-	rq->all = xcalloc(x->ndevs ? x->ndevs : 1, sizeof *rq->all);
+	rq->all = arena_alloc(x->arena, (x->ndevs ? x->ndevs : 1) * sizeof *rq->all);
 	rq->count = 0;
 	for (p = 0; p < x->pools.n; p++) {
 		const struct dra_pool *pool = &x->pools.pools[p];
@@ -155,7 +155,7 @@ static bool prepare_request(struct alloc_ctx *x, struct alloc_claim *ac, size_t 
 	rq->index = r;
 	rq->sub = req->subnames != NULL && req->nspecs > 0 ? req->subnames[0] : NULL;
 	req_name(rq);
-	rq->memo = xcalloc(x->ndevs ? x->ndevs : 1, 1);
+	rq->memo = arena_alloc(x->arena, x->ndevs ? x->ndevs : 1);
 	if (req->nspecs == 0) {
 		alloc_stop(x, DRA_ALLOC_FATAL, "claim %s, request %s: no device request",
 			   alloc_q(q1, sizeof q1, ac->claim->name), alloc_q(q2, sizeof q2, rq->name));
@@ -183,13 +183,11 @@ static bool prepare_request(struct alloc_ctx *x, struct alloc_claim *ac, size_t 
 			tmp.sub = req->subnames != NULL ? req->subnames[k] : NULL;
 			req_name(&tmp);
 			tmp.all = NULL;
-			tmp.memo = xcalloc(x->ndevs ? x->ndevs : 1, 1);
+			tmp.memo = arena_alloc(x->arena, x->ndevs ? x->ndevs : 1);
 		}
 		ok = spec_devices(x, ac, &tmp, &n);
 		if (k > 0) {
 			free(tmp.name);
-			free(tmp.memo);
-			free(tmp.all);
 		} else {
 			*rq = tmp;
 		}
@@ -213,8 +211,8 @@ static bool prologue(struct alloc_ctx *x)
 		if (ac->preallocated)
 			continue;
 		ac->nreqs = ac->claim->nrequests;
-		ac->reqs = xcalloc(ac->nreqs ? ac->nreqs : 1, sizeof *ac->reqs);
-		ac->picks = xcalloc(DRA_MAX_RESULTS, sizeof *ac->picks);
+		ac->reqs = arena_alloc(x->arena, (ac->nreqs ? ac->nreqs : 1) * sizeof *ac->reqs);
+		ac->picks = arena_alloc(x->arena, DRA_MAX_RESULTS * sizeof *ac->picks);
 		alloc_cons_init(ac);
 		for (r = 0; r < ac->nreqs; r++) {
 			if (!prepare_request(x, ac, r, &min))
@@ -276,31 +274,29 @@ static void ctx_free(struct alloc_ctx *x)
 	for (c = 0; c < x->nclaims; c++) {
 		struct alloc_claim *ac = &x->claims[c];
 
-		for (r = 0; r < ac->nreqs; r++) {
+		for (r = 0; ac->reqs != NULL && r < ac->nreqs; r++)
 			free(ac->reqs[r].name);
-			free(ac->reqs[r].memo);
-			free(ac->reqs[r].all);
-		}
-		free(ac->reqs);
-		free(ac->picks);
 		alloc_cons_free(ac);
 	}
-	free(x->claims);
 	alloc_view_free(x);
+	arena_cleanup(x->arena);
 }
 
 void dra_alloc_predict(const struct dra_alloc_input *in, struct dra_alloc_result *out)
 {
 	struct alloc_ctx x;
+	struct arena arena;
 	size_t c;
 
 	memset(out, 0, sizeof *out);
 	memset(&x, 0, sizeof x);
+	arena_init(&arena);
+	x.arena = &arena;
 	x.in = in;
 	x.budget = in->budget ? in->budget : DRA_SEARCH_BUDGET;
 	x.stop = DRA_ALLOC_OK;
 	x.nclaims = in->nclaims;
-	x.claims = xcalloc(in->nclaims ? in->nclaims : 1, sizeof *x.claims);
+	x.claims = arena_alloc(&arena, (in->nclaims ? in->nclaims : 1) * sizeof *x.claims);
 	dra_selectors_prepare(in->selectors, in->claims, in->nclaims, in->classes, in->nclasses);
 	alloc_view_build(&x);
 	if (read_back(&x) && prologue(&x)) {

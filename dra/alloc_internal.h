@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/arena.h"
 #include "dra/alloc.h"
 
 /* One device of a complete pool, in the allocator's scan order. */
@@ -64,6 +65,10 @@ struct alloc_claim {
 
 struct alloc_ctx {
 	const struct dra_alloc_input *in;
+	/* The tables of one prediction (the view's devices, the requests'
+	 * memos and candidates): freed at once when it ends, for a large
+	 * filter makes one prediction per node. */
+	struct arena *arena;
 	struct dra_node_pools pools;
 	struct dra_numa_roots roots; /* the node's PCIe roots (once roots_built) */
 	bool roots_built;

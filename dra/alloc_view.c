@@ -73,7 +73,7 @@ void alloc_view_build(struct alloc_ctx *x)
 	for (p = 0; p < x->pools.n; p++)
 		for (s = 0; s < x->pools.pools[p].nslices; s++)
 			n += x->pools.pools[p].slices[s]->ndevices;
-	x->devs = xcalloc(n ? n : 1, sizeof *x->devs);
+	x->devs = arena_alloc(x->arena, (n ? n : 1) * sizeof *x->devs);
 	for (p = 0; p < x->pools.n; p++) {
 		const struct dra_pool *pool = &x->pools.pools[p];
 
@@ -122,8 +122,7 @@ bool alloc_dev_in_use(struct alloc_ctx *x, size_t i)
 void alloc_view_free(struct alloc_ctx *x)
 {
 	dra_numa_roots_free(&x->roots);
-	free(x->devs);
-	x->devs = NULL;
+	x->devs = NULL; /* in x->arena */
 	x->ndevs = 0;
 	dra_node_pools_free(&x->pools);
 }

@@ -145,19 +145,19 @@ void dra_numa_ids(struct textbuf *b, uint64_t nodes)
 
 	/* Two digits at most, written without printf: every misaligned node
 	 * of a large filter names its NUMA nodes. */
-	for (id = 0; id < 64; id++)
-		if ((nodes >> id) & 1u) {
-			char t[4];
-			size_t n = 0;
+	for (; nodes != 0; nodes &= nodes - 1) {
+		char t[4];
+		size_t n = 0;
 
-			if (!first)
-				t[n++] = ',';
-			if (id >= 10)
-				t[n++] = (char)('0' + id / 10);
-			t[n++] = (char)('0' + id % 10);
-			textbuf_add(b, t, n);
-			first = false;
-		}
+		id = __builtin_ctzll(nodes);
+		if (!first)
+			t[n++] = ',';
+		if (id >= 10)
+			t[n++] = (char)('0' + id / 10);
+		t[n++] = (char)('0' + id % 10);
+		textbuf_add(b, t, n);
+		first = false;
+	}
 }
 
 const char *dra_numa_text(const struct dra_numa *n, char *buf, size_t size)

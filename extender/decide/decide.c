@@ -49,6 +49,13 @@ static void no_inventory(const struct decide_input *in, struct decision *out)
 		snprintf(out->reason, sizeof out->reason, "%s", DECISION_NO_INVENTORY_REASON);
 }
 
+/* Whether the DRA verdict adds a part to the score (dra.alignment:
+ * prefer): then fold_dra scores a node that passes, once. */
+static bool dra_scores(const struct decide_input *in)
+{
+	return in->dra != NULL && in->settings->dra_alignment == CONFIG_DRA_PREFER;
+}
+
 /* What the judge concluded, in the decision's terms. */
 static void from_verdict(const struct decide_input *in, const struct inventory_node *inv,
 			 const struct verdict *v, struct decision *out)
@@ -58,8 +65,9 @@ static void from_verdict(const struct decide_input *in, const struct inventory_n
 		out->passes = true;
 		out->kubelet_reason = REASON_NONE;
 		out->numa_ids = placement_ids(v);
-		out->score = score_node(&in->settings->scoring, inv, v,
-					in->flags & DECIDE_PARTS ? &out->parts : NULL);
+		if (!dra_scores(in))
+			out->score = score_node(&in->settings->scoring, inv, v,
+						in->flags & DECIDE_PARTS ? &out->parts : NULL);
 	} else {
 		out->outcome = v->unresolvable ? DECISION_UNRESOLVABLE : DECISION_FAILED;
 		out->kubelet_reason = v->reason;
@@ -91,8 +99,11 @@ static void fold_dra(const struct decide_input *in, const struct inventory_node 
 		return;
 	memset(&node, 0, sizeof node);
 	node.name = inv->name;
+	/* The reason text only where it is shown: require's rejections and
+	 * explain's or the debug log's details. */
 	dra_judge(in->dra, &node, v,
-		  st->dra_alignment == CONFIG_DRA_REQUIRE ? DRA_JUDGE_REACH : 0, &dv);
+		  st->dra_alignment == CONFIG_DRA_REQUIRE ? DRA_JUDGE_REACH
+		  : in->flags & (DECIDE_DETAIL | DECIDE_VERDICT) ? 0 : DRA_JUDGE_NO_WHY, &dv);
 	out->dra = (unsigned char)dv.outcome;
 	against = dv.outcome == DRA_OUTCOME_MISALIGNED ||
 		  (dv.outcome == DRA_OUTCOME_UNKNOWN_NUMA && deny_unknown);
@@ -111,11 +122,11 @@ static void fold_dra(const struct decide_input *in, const struct inventory_node 
 		}
 		return;
 	}
-	if (st->dra_alignment != CONFIG_DRA_PREFER ||
-	    (dv.outcome != DRA_OUTCOME_ALIGNED && !against))
+	if (st->dra_alignment != CONFIG_DRA_PREFER)
 		return;
 	extra.score100 = dv.outcome == DRA_OUTCOME_ALIGNED ? 100 : 0;
-	out->score = score_node_extra(&st->scoring, inv, v, &extra,
+	out->score = score_node_extra(&st->scoring, inv, v,
+				      dv.outcome == DRA_OUTCOME_ALIGNED || against ? &extra : NULL,
 				      in->flags & DECIDE_PARTS ? &out->parts : NULL);
 }
 

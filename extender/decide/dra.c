@@ -322,7 +322,8 @@ static void from_alignment(const struct dra_alloc_input *in, const struct dra_po
 	switch (all->why) {
 	case DRA_ALIGN_OUTSIDE:
 		out->outcome = DRA_OUTCOME_MISALIGNED;
-		dra_align_reason(all, out->why, sizeof out->why);
+		if (!(flags & DRA_JUDGE_NO_WHY))
+			dra_align_reason(all, out->why, sizeof out->why);
 		if (flags & DRA_JUDGE_REACH)
 			out->unresolvable = dra_align_reach(in, p->pc->claims, all->unit) == DRA_REACH_NO;
 		return;
@@ -331,7 +332,8 @@ static void from_alignment(const struct dra_alloc_input *in, const struct dra_po
 		return;
 	case DRA_ALIGN_UNKNOWN_NUMA:
 		out->outcome = DRA_OUTCOME_UNKNOWN_NUMA;
-		unknown_numa_why(all, out->why, sizeof out->why);
+		if (!(flags & DRA_JUDGE_NO_WHY))
+			unknown_numa_why(all, out->why, sizeof out->why);
 		return;
 	case DRA_ALIGN_NO_AFFINITY:
 		set_why(out, DRA_OUTCOME_NO_CLAIMS, "no container that uses DRA devices has a NUMA affinity");

@@ -104,6 +104,9 @@ enum dra_judge_flags {
 	/* Keep the prediction (alloc, units, align) for the caller, and
 	 * predict even when nothing has an affinity to align with. */
 	DRA_JUDGE_KEEP = 2,
+	/* No reason text for a misaligned or unknown-NUMA verdict (why stays
+	 * empty): the caller only needs the outcome. */
+	DRA_JUDGE_NO_WHY = 4,
 };
 
 #define DRA_WHY_MAX 320

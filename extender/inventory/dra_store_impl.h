@@ -6,6 +6,7 @@
 
 #include <stdatomic.h>
 
+#include "base/strmap.h"
 #include "extender/inventory/dra_store.h"
 
 /* One stored object, refcounted: the snapshots that hold it share it. The
@@ -43,6 +44,9 @@ struct dra_slice_view {
 	size_t nslices, ndevices;
 	const struct dra_slice **all;        /* in name order: what index borrows */
 	struct dra_slice_index index;
+	/* Node name -> 1 + its place in nodes: a filter looks up every
+	 * candidate's DRA version. */
+	struct strmap node_at;
 };
 
 /* The allocated devices, shared until the claims change. */

@@ -115,6 +115,8 @@ static struct dra_slice_view *slice_view_build(struct dra_entry *const *e, size_
 		}
 		v->nodes[v->nnodes - 1].nslices++;
 	}
+	for (i = 0; i < v->nnodes; i++)
+		strmap_put(&v->node_at, v->nodes[i].node, (void *)(uintptr_t)(i + 1));
 	/* The allocator's view of the same slices, for each node's pools. */
 	v->all = xcalloc(n + 1, sizeof *v->all);
 	memcpy(v->all, all, n * sizeof *all);
@@ -138,6 +140,7 @@ static void slice_view_unref(struct dra_slice_view *v)
 	if (v == NULL || atomic_fetch_sub_explicit(&v->refs, 1, memory_order_acq_rel) != 1)
 		return;
 	dra_slice_index_free(&v->index);
+	strmap_clear(&v->node_at);
 	free(v->all);
 	free(v->nodes);
 	free(v->by_node);
@@ -393,6 +396,13 @@ static int pool_key_cmp(const void *key, const void *elem)
 
 const struct dra_node_slices *dra_snapshot_node(const struct dra_snapshot *snap, const char *node)
 {
+	const struct dra_snap *in = (const struct dra_snap *)snap;
+	uintptr_t at;
+
+	if (in->slices != NULL) {
+		at = (uintptr_t)strmap_get(&in->slices->node_at, node);
+		return at != 0 && at <= snap->nnodes ? &snap->nodes[at - 1] : NULL;
+	}
 	return bsearch(node, snap->nodes, snap->nnodes, sizeof *snap->nodes, node_key_cmp);
 }
 
