@@ -71,6 +71,9 @@ static const char class_text[] =
 static const char odd_class_text[] =
 	"{\"spec\":{\"selectors\":[{\"cel\":{\"expression\":\"" ODD_CEL "\"}}]}}";
 
+/* A selector that only the GPUs on NUMA 1 match. */
+#define FAR_ONLY "device.attributes['resource.kubernetes.io'].numaNode == 1"
+
 /* A pending claim of one device of class; with a selector when sel. */
 static void claim_text(const char *cls, const char *sel, char *buf, size_t size)
 {
@@ -112,8 +115,9 @@ static void pod_text(const char *name, const char *uid, const char *claim, char 
 }
 
 /* The cluster above; the claims "train-gpu" (pending, for the pods),
- * "held-a" (gpu-0 of node-a) and, for the unsupported selectors,
- * "odd-sel" (a selector in the claim) and "odd-class" (in its class). */
+ * "held-a" (gpu-0 of node-a), "far-only" (a GPU on NUMA 1) and, for the
+ * unsupported selectors, "odd-sel" (a selector in the claim) and
+ * "odd-class" (in its class). */
 static struct fake_apiserver *start_api(void)
 {
 	struct fake_apiserver_options o = { NULL, NULL, TOKEN, true, false, 0 };
@@ -137,6 +141,8 @@ static struct fake_apiserver *start_api(void)
 	fake_apiserver_dra_put(api, DRA_KIND_CLAIM, NS, "odd-sel", buf);
 	claim_text("odd.example.com", NULL, buf, sizeof buf);
 	fake_apiserver_dra_put(api, DRA_KIND_CLAIM, NS, "odd-class", buf);
+	claim_text("gpu.example.com", FAR_ONLY, buf, sizeof buf);
+	fake_apiserver_dra_put(api, DRA_KIND_CLAIM, NS, "far-only", buf);
 	allocated_text("node-a", "gpu-0", buf, sizeof buf);
 	fake_apiserver_dra_put(api, DRA_KIND_CLAIM, "other", "held-a", buf);
 	return api;
@@ -157,29 +163,65 @@ static bool wait_metric(const struct serve_cluster *c, const char *name, int64_t
 	return true;
 }
 
-/* serve with dra.alignment alignment (and the bind verb) on the cluster,
- * ready, with every DRA object listed. */
-static void start(struct serve_cluster *c, const char *alignment)
-{
-	FILE *f;
+/* The one serve every case talks to: starting and stopping serve take
+ * seconds (each of its seven watches notices the stop within a second),
+ * so the cases share it. Each leaves the cluster and dra.alignment as it
+ * found them and reads counters as differences. */
+static struct serve_cluster cluster;
 
-	memset(c, 0, sizeof *c);
-	c->api = start_api();
-	serve_cluster_write_kubeconfig(c, "sdra", TOKEN);
-	f = serve_cluster_open_config(c, "sdra");
+/* serve's config, dra.alignment alignment and the bind verb on. */
+static void write_config(struct serve_cluster *c, const char *alignment)
+{
+	FILE *f = fopen(c->config, "w");
+
+	assert_non_null(f);
 	fprintf(f, "listen: \"127.0.0.1:0\"\nurlPrefix: /numa\n"
 		   "inventory: {source: kubernetes, kubeconfig: %s, watchIdleTimeout: 5s}\n"
 		   "ledger: {mode: predicted, assumeTTL: 1h}\nbind: {enabled: true}\n"
 		   "dra: {enabled: true, alignment: %s}\nlog: {level: info}\n",
 		c->kubeconfig, alignment);
 	fclose(f);
+}
+
+/* dra.alignment changed by SIGHUP; returns once serve has taken it. */
+static void set_alignment(struct serve_cluster *c, const char *alignment)
+{
+	int64_t ok = serve_cluster_metric(c, "numa_extender_config_reloads_total{result=\"ok\"} ");
+
+	write_config(c, alignment);
+	assert_int_equal(kill(c->pid, SIGHUP), 0);
+	assert_true(wait_metric(c, "numa_extender_config_reloads_total{result=\"ok\"} ", ok + 1));
+}
+
+/* serve with dra.alignment: require on the cluster, ready, with every DRA
+ * object listed. */
+static int start(void **state)
+{
+	struct serve_cluster *c = &cluster;
+
+	(void)state;
+	memset(c, 0, sizeof *c);
+	c->api = start_api();
+	serve_cluster_write_kubeconfig(c, "sdra", TOKEN);
+	fclose(serve_cluster_open_config(c, "sdra"));
+	write_config(c, "require");
 	serve_cluster_launch(c);
 	assert_true(serve_cluster_wait_ready(c));
 	/* /readyz does not wait for the DRA lists. */
-	assert_true(wait_metric(c, "numa_extender_dra_objects{kind=\"resourceclaim\"}", 4));
-	assert_true(wait_metric(c, "numa_extender_dra_objects{kind=\"resourceslice\"}", 2));
-	assert_true(wait_metric(c, "numa_extender_dra_objects{kind=\"deviceclass\"}", 2));
-	assert_true(wait_metric(c, "numa_extender_dra_allocated_devices", 1));
+	assert_true(wait_metric(c, "numa_extender_dra_objects{kind=\"resourceclaim\"} ", 5));
+	assert_true(wait_metric(c, "numa_extender_dra_objects{kind=\"resourceslice\"} ", 2));
+	assert_true(wait_metric(c, "numa_extender_dra_objects{kind=\"deviceclass\"} ", 2));
+	assert_true(wait_metric(c, "numa_extender_dra_allocated_devices ", 1));
+	return 0;
+}
+
+/* A case that failed half-way leaves serve running: stop it. */
+static int stop(void **state)
+{
+	(void)state;
+	if (cluster.pid > 0)
+		serve_cluster_stop(&cluster);
+	return 0;
 }
 
 /* kube-scheduler's filter or prioritize body for the pod on nodes
@@ -304,174 +346,185 @@ static int64_t verdicts(const struct serve_cluster *c, const char *result)
 
 static void require_rejects_the_node_whose_free_gpu_is_far(void **state)
 {
-	struct serve_cluster c;
+	struct serve_cluster *c = &cluster;
+	int64_t mis = verdicts(c, "misaligned"), al = verdicts(c, "aligned");
+	int64_t rej = serve_cluster_metric(c, "numa_extender_rejections_total{reason=\"DRAAlignment\"} ");
 	int64_t hits;
 
 	(void)state;
-	start(&c, "require");
-	assert_int_equal(verdicts(&c, "misaligned"), 0);
-	assert_int_equal(verdicts(&c, "aligned"), 0);
 	/* Some GPU of node-a that matches is on NUMA 0 (only taken): not
 	 * unresolvable, a preemption or a freed GPU could do. */
-	assert_filter(&c, "train-0", "uid-train-0", "train-gpu", "ab",
+	assert_filter(c, "train-0", "uid-train-0", "train-gpu", "ab",
 		      "pass=node-b failed=node-a:" FAR_GPU " unresolvable= error=");
-	assert_int_equal(verdicts(&c, "misaligned"), 1);
-	assert_int_equal(verdicts(&c, "aligned"), 1);
-	assert_int_equal(serve_cluster_metric(&c, "numa_extender_rejections_total{reason=\"DRAAlignment\"} "), 1);
+	assert_int_equal(verdicts(c, "misaligned"), mis + 1);
+	assert_int_equal(verdicts(c, "aligned"), al + 1);
+	assert_int_equal(serve_cluster_metric(c, "numa_extender_rejections_total{reason=\"DRAAlignment\"} "),
+			 rej + 1);
 	/* The same request again: the same answer, from the verdict cache. */
-	hits = serve_cluster_metric(&c, "numa_extender_verdict_cache_hits_total ");
-	assert_filter(&c, "train-0", "uid-train-0", "train-gpu", "ab",
+	hits = serve_cluster_metric(c, "numa_extender_verdict_cache_hits_total ");
+	assert_filter(c, "train-0", "uid-train-0", "train-gpu", "ab",
 		      "pass=node-b failed=node-a:" FAR_GPU " unresolvable= error=");
-	assert_int_equal(serve_cluster_metric(&c, "numa_extender_verdict_cache_hits_total "), hits + 2);
-	/* Each node judged counts, cached or not. */
-	assert_int_equal(verdicts(&c, "misaligned"), 2);
-	assert_int_equal(verdicts(&c, "aligned"), 2);
+	assert_int_equal(serve_cluster_metric(c, "numa_extender_verdict_cache_hits_total "), hits + 2);
+	/* Each node judged counts, remembered or not. */
+	assert_int_equal(verdicts(c, "misaligned"), mis + 2);
+	assert_int_equal(verdicts(c, "aligned"), al + 2);
 	/* node-a alone, then node-b alone. */
-	assert_filter(&c, "train-0", "uid-train-0", "train-gpu", "a",
+	assert_filter(c, "train-0", "uid-train-0", "train-gpu", "a",
 		      "pass= failed=node-a:" FAR_GPU " unresolvable= error=");
-	assert_filter(&c, "train-0", "uid-train-0", "train-gpu", "b", "pass=node-b failed= unresolvable= error=");
-	assert_int_equal(verdicts(&c, "misaligned"), 3);
-	assert_int_equal(verdicts(&c, "aligned"), 3);
-	assert_int_equal(verdicts(&c, "unpredictable"), 0);
-	assert_int_equal(serve_cluster_stop(&c), 0);
+	assert_filter(c, "train-0", "uid-train-0", "train-gpu", "b", "pass=node-b failed= unresolvable= error=");
+	assert_int_equal(verdicts(c, "misaligned"), mis + 3);
+	assert_int_equal(verdicts(c, "aligned"), al + 3);
+	/* A claim only far GPUs match: no node can ever align it. */
+	assert_filter(c, "train-0", "uid-train-0", "far-only", "ab",
+		      "pass= failed= unresolvable=node-a:" FAR_GPU ",node-b:" FAR_GPU " error=");
+	assert_int_equal(verdicts(c, "misaligned"), mis + 5);
 }
 
 static void prefer_scores_the_far_gpu_lower(void **state)
 {
-	struct serve_cluster c;
+	struct serve_cluster *c = &cluster;
+	int64_t mis = verdicts(c, "misaligned"), al = verdicts(c, "aligned");
 	int64_t a, b;
 
 	(void)state;
-	start(&c, "prefer");
-	assert_filter(&c, "train-0", "uid-train-0", "train-gpu", "ab",
+	set_alignment(c, "prefer");
+	assert_filter(c, "train-0", "uid-train-0", "train-gpu", "ab",
 		      "pass=node-a,node-b failed= unresolvable= error=");
-	assert_int_equal(verdicts(&c, "misaligned"), 1);
-	assert_int_equal(verdicts(&c, "aligned"), 1);
-	prioritize(&c, &a, &b);
+	assert_int_equal(verdicts(c, "misaligned"), mis + 1);
+	assert_int_equal(verdicts(c, "aligned"), al + 1);
+	prioritize(c, &a, &b);
 	print_message("prefer: node-a (far GPU) %lld, node-b (near GPU) %lld\n", (long long)a, (long long)b);
 	assert_true(a >= 0);
 	assert_true(b > a);
-	assert_int_equal(serve_cluster_stop(&c), 0);
+	set_alignment(c, "require");
 }
 
 static void off_ignores_the_devices(void **state)
 {
-	struct serve_cluster c;
+	struct serve_cluster *c = &cluster;
+	int64_t mis = verdicts(c, "misaligned"), al = verdicts(c, "aligned"), none = verdicts(c, "noClaims");
 	int64_t a, b;
 
 	(void)state;
-	start(&c, "off");
-	assert_filter(&c, "train-0", "uid-train-0", "train-gpu", "ab",
+	set_alignment(c, "off");
+	assert_filter(c, "train-0", "uid-train-0", "train-gpu", "ab",
 		      "pass=node-a,node-b failed= unresolvable= error=");
 	/* Both nodes are the same to the kubelet: the same score. */
-	prioritize(&c, &a, &b);
+	prioritize(c, &a, &b);
 	assert_true(a >= 0);
 	assert_int_equal(a, b);
 	/* No DRA verdict is made. */
-	assert_int_equal(verdicts(&c, "misaligned"), 0);
-	assert_int_equal(verdicts(&c, "aligned"), 0);
-	assert_int_equal(verdicts(&c, "noClaims"), 0);
-	assert_int_equal(serve_cluster_stop(&c), 0);
-}
-
-static void an_allocation_changes_the_next_answer(void **state)
-{
-	struct serve_cluster c;
-	char buf[2048];
-
-	(void)state;
-	start(&c, "require");
-	assert_filter(&c, "train-0", "uid-train-0", "train-gpu", "ab",
-		      "pass=node-b failed=node-a:" FAR_GPU " unresolvable= error=");
-	/* held-a lets go of node-a's gpu-0: node-a is aligned too. */
-	claim_text("gpu.example.com", NULL, buf, sizeof buf);
-	fake_apiserver_dra_put(c.api, DRA_KIND_CLAIM, "other", "held-a", buf);
-	assert_true(wait_filter(&c, "train-0", "uid-train-0", "train-gpu", "ab",
-				"pass=node-a,node-b failed= unresolvable= error="));
-	assert_int_equal(serve_cluster_metric(&c, "numa_extender_dra_allocated_devices "), 0);
-	/* A new claim takes node-b's gpu-0: node-b is the far one now. */
-	allocated_text("node-b", "gpu-0", buf, sizeof buf);
-	fake_apiserver_dra_put(c.api, DRA_KIND_CLAIM, "other", "held-b", buf);
-	assert_true(wait_filter(&c, "train-0", "uid-train-0", "train-gpu", "ab",
-				"pass=node-a failed=node-b:" FAR_GPU " unresolvable= error="));
-	/* Repeated, the answer stands. */
-	assert_filter(&c, "train-0", "uid-train-0", "train-gpu", "ab",
-		      "pass=node-a failed=node-b:" FAR_GPU " unresolvable= error=");
-	assert_int_equal(serve_cluster_stop(&c), 0);
+	assert_int_equal(verdicts(c, "misaligned"), mis);
+	assert_int_equal(verdicts(c, "aligned"), al);
+	assert_int_equal(verdicts(c, "noClaims"), none);
+	set_alignment(c, "require");
 }
 
 static void selectors_outside_cel_subset_reject_nothing(void **state)
 {
 	static const char *const claims[] = { "odd-sel", "odd-class" };
-	struct serve_cluster c;
-	int64_t before;
+	struct serve_cluster *c = &cluster;
+	int64_t mis = verdicts(c, "misaligned");
 	size_t i;
 
 	(void)state;
-	start(&c, "require");
 	for (i = 0; i < 2; i++) {
-		char *got;
+		int64_t before = verdicts(c, "unpredictable");
 
-		before = verdicts(&c, "unpredictable");
-		got = filter(&c, "odd-0", "uid-odd-0", claims[i], "ab");
 		/* Even node-a, whose only free GPU is far, passes. */
-		assert_string_equal(got, "pass=node-a,node-b failed= unresolvable= error=");
-		free(got);
-		assert_int_equal(verdicts(&c, "unpredictable"), before + 2);
+		assert_filter(c, "odd-0", "uid-odd-0", claims[i], "ab",
+			      "pass=node-a,node-b failed= unresolvable= error=");
+		assert_int_equal(verdicts(c, "unpredictable"), before + 2);
 	}
-	assert_int_equal(verdicts(&c, "misaligned"), 0);
+	assert_int_equal(verdicts(c, "misaligned"), mis);
 	/* serve is alive and well. */
-	assert_int_equal(kill(c.pid, 0), 0);
-	assert_int_equal(serve_cluster_get(&c, "/healthz", NULL), 200);
-	assert_int_equal(serve_cluster_stop(&c), 0);
+	assert_int_equal(kill(c->pid, 0), 0);
+	assert_int_equal(serve_cluster_get(c, "/healthz", NULL), 200);
 }
 
 static void bind_refuses_a_far_allocation_and_vetoes_the_node(void **state)
 {
-	struct serve_cluster c;
+	struct serve_cluster *c = &cluster;
+	int64_t errors = serve_cluster_metric(c, "numa_extender_binds_total{result=\"error\"} ");
 	struct fake_apiserver_stats st;
 	struct json_object *r;
 	char pod[2048], buf[2048], *stored;
 
 	(void)state;
-	start(&c, "require");
 	pod_text("train-1", "uid-train-1", "train-gpu", pod, sizeof pod);
-	fake_apiserver_pod_put(c.api, NS, "train-1", pod);
+	fake_apiserver_pod_put(c->api, NS, "train-1", pod);
 	/* The prediction on node-b: gpu-0, aligned. */
-	assert_filter(&c, "train-1", "uid-train-1", "train-gpu", "b", "pass=node-b failed= unresolvable= error=");
+	assert_filter(c, "train-1", "uid-train-1", "train-gpu", "b", "pass=node-b failed= unresolvable= error=");
 	/* The scheduler's allocator gave it gpu-1 all the same (PreBind wrote
 	 * it), then asks us to bind. */
 	allocated_text("node-b", "gpu-1", buf, sizeof buf);
-	fake_apiserver_dra_put(c.api, DRA_KIND_CLAIM, NS, "train-gpu", buf);
-	r = serve_cluster_post(&c, NULL, "bind",
+	fake_apiserver_dra_put(c->api, DRA_KIND_CLAIM, NS, "train-gpu", buf);
+	r = serve_cluster_post(c, NULL, "bind",
 			       "{\"PodName\":\"train-1\",\"PodNamespace\":\"" NS "\",\"PodUID\":\"uid-train-1\","
 			       "\"Node\":\"node-b\"}");
 	assert_non_null(r);
 	assert_string_equal(json_object_get_string(json_object_object_get(r, "Error")),
 			    "node node-b: the DRA devices allocated to pod ml/train-1 are not on the NUMA nodes "
-			    "of its CPUs: NUMA: DRA devices gpu-1 (gpu.example.com) on NUMA 1, container \"train\" "
-			    "CPUs on NUMA 0");
+			    "of its CPUs: " FAR_GPU);
 	json_object_put(r);
-	assert_int_equal(serve_cluster_metric(&c, "numa_extender_binds_total{result=\"error\"} "), 1);
+	assert_int_equal(serve_cluster_metric(c, "numa_extender_binds_total{result=\"error\"} "), errors + 1);
 	/* No Binding: the pod is still pending. */
-	fake_apiserver_stats(c.api, &st);
+	fake_apiserver_stats(c->api, &st);
 	assert_int_equal(st.bindings, 0);
-	stored = fake_apiserver_pod_get(c.api, NS, "train-1");
+	stored = fake_apiserver_pod_get(c->api, NS, "train-1");
 	assert_non_null(stored);
 	assert_null(strstr(stored, "nodeName"));
 	free(stored);
 	/* The scheduler takes the allocation back (Unreserve); once serve has
 	 * seen that, the prediction on node-b is gpu-0 and aligned again. */
 	claim_text("gpu.example.com", NULL, buf, sizeof buf);
-	fake_apiserver_dra_put(c.api, DRA_KIND_CLAIM, NS, "train-gpu", buf);
-	assert_true(wait_metric(&c, "numa_extender_dra_allocated_devices ", 1));
+	fake_apiserver_dra_put(c->api, DRA_KIND_CLAIM, NS, "train-gpu", buf);
+	assert_true(wait_metric(c, "numa_extender_dra_allocated_devices ", 1));
 	/* Another pod with the same spec passes node-b... */
-	assert_filter(&c, "train-1", "uid-train-1-new", "train-gpu", "b",
+	assert_filter(c, "train-1", "uid-train-1-new", "train-gpu", "b",
 		      "pass=node-b failed= unresolvable= error=");
 	/* ...this one does not: the bind's veto, with the bind's reason. */
-	assert_filter(&c, "train-1", "uid-train-1", "train-gpu", "b",
+	assert_filter(c, "train-1", "uid-train-1", "train-gpu", "b",
 		      "pass= failed=node-b:" FAR_GPU " unresolvable= error=");
-	assert_int_equal(serve_cluster_stop(&c), 0);
+	fake_apiserver_pod_delete(c->api, NS, "train-1");
+}
+
+static void an_allocation_changes_the_next_answer(void **state)
+{
+	struct serve_cluster *c = &cluster;
+	char buf[2048];
+
+	(void)state;
+	assert_filter(c, "train-0", "uid-train-0", "train-gpu", "ab",
+		      "pass=node-b failed=node-a:" FAR_GPU " unresolvable= error=");
+	/* held-a lets go of node-a's gpu-0: node-a is aligned too. */
+	claim_text("gpu.example.com", NULL, buf, sizeof buf);
+	fake_apiserver_dra_put(c->api, DRA_KIND_CLAIM, "other", "held-a", buf);
+	assert_true(wait_filter(c, "train-0", "uid-train-0", "train-gpu", "ab",
+				"pass=node-a,node-b failed= unresolvable= error="));
+	assert_int_equal(serve_cluster_metric(c, "numa_extender_dra_allocated_devices "), 0);
+	/* A new claim takes node-b's gpu-0: node-b is the far one now. */
+	allocated_text("node-b", "gpu-0", buf, sizeof buf);
+	fake_apiserver_dra_put(c->api, DRA_KIND_CLAIM, "other", "held-b", buf);
+	assert_true(wait_filter(c, "train-0", "uid-train-0", "train-gpu", "ab",
+				"pass=node-a failed=node-b:" FAR_GPU " unresolvable= error="));
+	/* Repeated, the answer stands. */
+	assert_filter(c, "train-0", "uid-train-0", "train-gpu", "ab",
+		      "pass=node-a failed=node-b:" FAR_GPU " unresolvable= error=");
+	/* As it was. */
+	fake_apiserver_dra_delete(c->api, DRA_KIND_CLAIM, "other", "held-b");
+	allocated_text("node-a", "gpu-0", buf, sizeof buf);
+	fake_apiserver_dra_put(c->api, DRA_KIND_CLAIM, "other", "held-a", buf);
+	assert_true(wait_filter(c, "train-0", "uid-train-0", "train-gpu", "ab",
+				"pass=node-b failed=node-a:" FAR_GPU " unresolvable= error="));
+}
+
+/* Last: serve ends cleanly after all of it. */
+static void serve_stops_cleanly(void **state)
+{
+	(void)state;
+	assert_int_equal(serve_cluster_stop(&cluster), 0);
+	cluster.pid = 0;
 }
 
 int main(void)
@@ -480,10 +533,11 @@ int main(void)
 		cmocka_unit_test(require_rejects_the_node_whose_free_gpu_is_far),
 		cmocka_unit_test(prefer_scores_the_far_gpu_lower),
 		cmocka_unit_test(off_ignores_the_devices),
-		cmocka_unit_test(an_allocation_changes_the_next_answer),
 		cmocka_unit_test(selectors_outside_cel_subset_reject_nothing),
 		cmocka_unit_test(bind_refuses_a_far_allocation_and_vetoes_the_node),
+		cmocka_unit_test(an_allocation_changes_the_next_answer),
+		cmocka_unit_test(serve_stops_cleanly),
 	};
 
-	return cmocka_run_group_tests_name("serve_dra", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("serve_dra", tests, start, stop);
 }
