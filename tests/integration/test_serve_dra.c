@@ -442,6 +442,7 @@ static void selectors_outside_cel_subset_reject_nothing(void **state)
 	assert_int_equal(serve_cluster_get(c, "/healthz", NULL), 200);
 }
 
+/* Leaves train-2 bound to node-b with gpu-0 there: last but one. */
 static void bind_refuses_a_far_allocation_and_vetoes_the_node(void **state)
 {
 	struct serve_cluster *c = &cluster;
@@ -487,6 +488,25 @@ static void bind_refuses_a_far_allocation_and_vetoes_the_node(void **state)
 	assert_filter(c, "train-1", "uid-train-1", "train-gpu", "b",
 		      "pass= failed=node-b:" FAR_GPU " unresolvable= error=");
 	fake_apiserver_pod_delete(c->api, NS, "train-1");
+
+	/* A pod the allocator gave the near GPU is bound. */
+	pod_text("train-2", "uid-train-2", "train-gpu", pod, sizeof pod);
+	fake_apiserver_pod_put(c->api, NS, "train-2", pod);
+	allocated_text("node-b", "gpu-0", buf, sizeof buf);
+	fake_apiserver_dra_put(c->api, DRA_KIND_CLAIM, NS, "train-gpu", buf);
+	r = serve_cluster_post(c, NULL, "bind",
+			       "{\"PodName\":\"train-2\",\"PodNamespace\":\"" NS "\",\"PodUID\":\"uid-train-2\","
+			       "\"Node\":\"node-b\"}");
+	assert_non_null(r);
+	assert_string_equal(json_object_get_string(json_object_object_get(r, "Error")), "");
+	json_object_put(r);
+	fake_apiserver_stats(c->api, &st);
+	assert_int_equal(st.bindings, 1);
+	stored = fake_apiserver_pod_get(c->api, NS, "train-2");
+	assert_non_null(strstr(stored, "\"nodeName\":\"node-b\""));
+	free(stored);
+	/* The bind published the claim at once: gpu-0 of node-b is taken. */
+	assert_int_equal(serve_cluster_metric(c, "numa_extender_dra_allocated_devices "), 2);
 }
 
 static void an_allocation_changes_the_next_answer(void **state)
@@ -534,8 +554,8 @@ int main(void)
 		cmocka_unit_test(prefer_scores_the_far_gpu_lower),
 		cmocka_unit_test(off_ignores_the_devices),
 		cmocka_unit_test(selectors_outside_cel_subset_reject_nothing),
-		cmocka_unit_test(bind_refuses_a_far_allocation_and_vetoes_the_node),
 		cmocka_unit_test(an_allocation_changes_the_next_answer),
+		cmocka_unit_test(bind_refuses_a_far_allocation_and_vetoes_the_node),
 		cmocka_unit_test(serve_stops_cleanly),
 	};
 
