@@ -11,13 +11,14 @@
  * NUMA 1. On node-a another claim holds gpu-0: the scheduler's allocator
  * would give the pod gpu-1, far from its CPUs. On node-b gpu-0 is free.
  *
- * Cases: each dra.alignment (require rejects node-a with the reason, prefer
- * scores it below node-b, off ignores DRA); an allocation written to the
+ * Cases: each dra.alignment (require rejects node-a with the reason, or
+ * both nodes as unresolvable for a claim only far GPUs match; prefer
+ * scores node-a below node-b; off ignores DRA); an allocation written to the
  * API server changes the next answer, a repeated request is answered from
  * the verdict cache; a selector outside the CEL subset, in a claim or in a
  * DeviceClass, is unpredictable and rejects nothing; the verdict counters;
  * the bind verb's re-check of the real allocation, which fails the bind
- * and vetoes the node for that pod's next filter. Every wait has a
+ * and vetoes the node for that pod's next filter, or lets it through. Every wait has a
  * deadline; no verdict depends on timing. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -165,8 +166,9 @@ static bool wait_metric(const struct serve_cluster *c, const char *name, int64_t
 
 /* The one serve every case talks to: starting and stopping serve take
  * seconds (each of its seven watches notices the stop within a second),
- * so the cases share it. Each leaves the cluster and dra.alignment as it
- * found them and reads counters as differences. */
+ * so the cases share it, in order. Each but the bind case (last) leaves
+ * the cluster and dra.alignment as it found them; all read counters as
+ * differences. */
 static struct serve_cluster cluster;
 
 /* serve's config, dra.alignment alignment and the bind verb on. */
@@ -194,10 +196,12 @@ static void set_alignment(struct serve_cluster *c, const char *alignment)
 }
 
 /* serve with dra.alignment: require on the cluster, ready, with every DRA
- * object listed. */
+ * object listed. A serve that does not get there is stopped: a failed
+ * group setup runs no teardown. */
 static int start(void **state)
 {
 	struct serve_cluster *c = &cluster;
+	bool ok;
 
 	(void)state;
 	memset(c, 0, sizeof *c);
@@ -206,21 +210,26 @@ static int start(void **state)
 	fclose(serve_cluster_open_config(c, "sdra"));
 	write_config(c, "require");
 	serve_cluster_launch(c);
-	assert_true(serve_cluster_wait_ready(c));
 	/* /readyz does not wait for the DRA lists. */
-	assert_true(wait_metric(c, "numa_extender_dra_objects{kind=\"resourceclaim\"} ", 5));
-	assert_true(wait_metric(c, "numa_extender_dra_objects{kind=\"resourceslice\"} ", 2));
-	assert_true(wait_metric(c, "numa_extender_dra_objects{kind=\"deviceclass\"} ", 2));
-	assert_true(wait_metric(c, "numa_extender_dra_allocated_devices ", 1));
-	return 0;
+	ok = serve_cluster_wait_ready(c) &&
+	     wait_metric(c, "numa_extender_dra_objects{kind=\"resourceclaim\"} ", 5) &&
+	     wait_metric(c, "numa_extender_dra_objects{kind=\"resourceslice\"} ", 2) &&
+	     wait_metric(c, "numa_extender_dra_objects{kind=\"deviceclass\"} ", 2) &&
+	     wait_metric(c, "numa_extender_dra_allocated_devices ", 1);
+	if (ok)
+		return 0;
+	serve_cluster_stop(c);
+	c->pid = 0;
+	return -1;
 }
 
-/* A case that failed half-way leaves serve running: stop it. */
+/* serve_stops_cleanly stops serve; this is for when it could not run. */
 static int stop(void **state)
 {
 	(void)state;
 	if (cluster.pid > 0)
 		serve_cluster_stop(&cluster);
+	cluster.pid = 0;
 	return 0;
 }
 
@@ -542,9 +551,12 @@ static void an_allocation_changes_the_next_answer(void **state)
 /* Last: serve ends cleanly after all of it. */
 static void serve_stops_cleanly(void **state)
 {
+	int status;
+
 	(void)state;
-	assert_int_equal(serve_cluster_stop(&cluster), 0);
+	status = serve_cluster_stop(&cluster);
 	cluster.pid = 0;
+	assert_int_equal(status, 0);
 }
 
 int main(void)
