@@ -423,10 +423,11 @@ static void land_dra(struct sim_placer *p, const struct sched_pod *pod, size_t i
 {
 	struct dra_node_verdict dv;
 	struct verdict none;
+	bool no_inventory = kubelet == NULL;
 
 	if (p->in.dra == NULL)
 		return;
-	if (kubelet == NULL) {
+	if (no_inventory) {
 		/* Nothing to align with, but the scheduler allocates all the same. */
 		memset(&none, 0, sizeof none);
 		kubelet = &none;
@@ -434,7 +435,10 @@ static void land_dra(struct sim_placer *p, const struct sched_pod *pod, size_t i
 	dra_judge(p->in.dra, &p->c->views[i], kubelet, DRA_JUDGE_KEEP, &dv);
 	out->has_dra = true;
 	out->dra = (unsigned char)dv.outcome;
-	out->dra_why = dv.why[0] ? xstrdup(dv.why) : NULL;
+	if (no_inventory && dv.outcome == DRA_OUTCOME_NO_CLAIMS)
+		out->dra_why = xstrdup("no NodeResourceTopology inventory: nothing to align with");
+	else
+		out->dra_why = dv.why[0] ? xstrdup(dv.why) : NULL;
 	if (dv.kept) {
 		devices_of(p->in.dra, &dv.alloc, out);
 		sim_dra_allocate(p->dra_store, p->in.dra, pod->spec.namespace_, pod->spec.name,

@@ -9,7 +9,7 @@
  *    unplaced with the misalignment as its reason (prefer places it,
  *    misaligned);
  *  - a slice that selects nodes by label is predicted with Node objects
- *    (their labels) and unpredictable without;
+ *    (their labels), by the filter too, and unpredictable without;
  *  - pods without claims, and any run without --dra, print what simulate
  *    printed before --dra existed, byte for byte (text, JSON, HTML);
  *  - a --dra path that does not hold DRA objects is named, exit 2. */
@@ -239,6 +239,25 @@ static void label_slices_need_node_objects(void **state)
 	assert_null(strstr(out, "DRA aligned"));
 	assert_non_null(strstr(out, "DRA unpredictable; DRA: cannot predict the allocator: ResourceSlice "
 				    "rack-gpus selects nodes by label"));
+	free(out);
+	free(err);
+
+	/* The filter's verdict reads the labels too: under require the one
+	 * GPU off the pod's NUMA node rejects the node with Node objects, and
+	 * without them nothing is known against it. */
+	assert_int_equal(run(ONE_NODE "--pods " D "pods.yaml --dra " D "by-label-numa1 --config " D
+				      "require.yaml",
+			     &out, &err),
+			 0);
+	assert_non_null(strstr(out, "0 placed, 2 unschedulable"));
+	assert_non_null(strstr(out, "NUMA: DRA devices gpu-1 (gpu.example.com) on NUMA 1"));
+	free(out);
+	free(err);
+	assert_int_equal(run("simulate --nrt " D "nrt.yaml --pods " D "pods.yaml --dra " D
+			     "by-label-numa1 --config " D "require.yaml",
+			     &out, &err),
+			 0);
+	assert_non_null(strstr(out, "2 placed, 0 unschedulable"));
 	free(out);
 	free(err);
 }
