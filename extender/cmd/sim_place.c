@@ -10,7 +10,11 @@
 
 #include "base/textbuf.h"
 #include "base/xalloc.h"
+#include "extender/cmd/sim_dra.h"
+#include "extender/cmd/sim_report.h"
+#include "extender/config.h"
 #include "extender/decide/decide.h"
+#include "extender/decide/dra.h"
 #include "extender/decide/verdict_cache.h"
 #include "scheduler/cycle.h"
 #include "topology/demand.h"
@@ -66,10 +70,30 @@ struct sim_placer {
 	struct reasons reasons;
 	struct sched_cycle_ctx *cycle; /* the scheduler's index of the views */
 	struct sim_stats stats;
+	/* --dra: the run's DRA objects, the snapshot the current pod is judged
+	 * on, the views by name (decide's dra_node) and the serial of the
+	 * allocations published. */
+	struct dra_store *dra_store;
+	bool labels_known;
+	const struct dra_snapshot *dra_snap;
+	struct dra_pod *dra_pod;  /* the current pod's, or NULL */
+	size_t *by_name;
+	uint64_t dra_serial;
 };
 
 void sim_placement_cleanup(struct sim_placement *p)
 {
+	size_t i;
+
+	for (i = 0; i < p->ndevices; i++) {
+		free(p->devices[i].claim);
+		free(p->devices[i].request);
+		free(p->devices[i].driver);
+		free(p->devices[i].pool);
+		free(p->devices[i].device);
+	}
+	free(p->devices);
+	free(p->dra_why);
 	free(p->tied);
 	free(p->reason);
 	memset(p, 0, sizeof *p);
@@ -121,6 +145,7 @@ void sim_placer_free(struct sim_placer *p)
 	for (i = 0; i < p->reasons.n; i++)
 		free(p->reasons.texts[i]);
 	free(p->reasons.texts);
+	free(p->by_name);
 	for (i = 0; i < SIM_MEMO_DEMANDS; i++)
 		free(p->memos[i].at);
 	free(p->ask);
@@ -136,32 +161,71 @@ void sim_placer_stats(const struct sim_placer *p, struct sim_stats *out)
 	*out = p->stats;
 }
 
+void sim_placer_set_dra(struct sim_placer *p, struct dra_store *store, bool labels_known)
+{
+	p->dra_store = store;
+	p->labels_known = labels_known;
+	free(p->by_name);
+	p->by_name = store != NULL ? sim_nodes_by_name(p->c) : NULL;
+}
+
+/* The view of the node named name (dra_pod_input.node_of), or NULL. */
+static const struct sched_node *view_named(const void *ctx, const char *name)
+{
+	const struct sim_placer *p = ctx;
+	size_t lo = 0, hi = p->c->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct sched_node *v = &p->c->views[p->by_name[mid]];
+		int c = strcmp(v->name, name);
+
+		if (c == 0)
+			return v;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The verdict cache's id of node i's state for the current pod: its
+ * snapshot's, mixed with its DRA state for a pod with claims; 0 without
+ * inventory. */
+static uint64_t node_id(const struct sim_placer *p, size_t i)
+{
+	const struct store_node *sn = p->c->numa[i].now;
+
+	if (sn == NULL)
+		return 0;
+	return p->in.dra != NULL ? dra_pod_cache_id(p->in.dra, p->c->views[i].name, sn->id) : sn->id;
+}
+
 /* decide() on node i's current snapshot, counted. */
 static void decide_node(struct sim_placer *p, size_t i, const struct decide_input *in,
 			struct decision *d)
 {
 	const struct store_node *sn = p->c->numa[i].now;
 
-	decide(in, sn ? sn->inventory : NULL, sn ? sn->id : 0, d);
+	decide(in, sn ? sn->inventory : NULL, node_id(p, i), d);
 	p->stats.decided++;
 	p->stats.judged += sn != NULL && !d->cached;
 }
 
 static bool known(const struct sim_placer *p, size_t i)
 {
-	const struct store_node *sn = p->c->numa[i].now;
-	const struct memo *m = &p->memo[i];
+	uint64_t id = node_id(p, i);
 
-	return sn != NULL && m->snap == sn->id;
+	return id != 0 && p->memo[i].snap == id;
 }
 
 static void remember(struct sim_placer *p, size_t i, enum decision_outcome outcome, bool passes,
 		     int64_t score, const char *reason)
 {
-	const struct store_node *sn = p->c->numa[i].now;
 	struct memo *m = &p->memo[i];
 
-	m->snap = sn ? sn->id : 0;
+	m->snap = node_id(p, i);
 	m->passes = passes;
 	/* Where serve's filter puts a rejection: FailedNodes for a failure
 	 * preemption may cure, else FailedAndUnresolvableNodes. */
@@ -183,7 +247,7 @@ static void answer(struct sim_placer *p, const size_t *idx, size_t n)
 			continue;
 		p->ask[k] = idx[i];
 		p->ask_inv[k] = sn ? sn->inventory : NULL;
-		p->ask_ids[k] = sn ? sn->id : 0;
+		p->ask_ids[k] = node_id(p, idx[i]);
 		k++;
 	}
 	if (k == 0)
@@ -212,7 +276,8 @@ static void use_memo(struct sim_placer *p)
 
 	p->tick++;
 	for (i = 0; i < SIM_MEMO_DEMANDS; i++) {
-		if (p->memos[i].demand == p->in.demand_id)
+		/* 0 (no cache id: a DRA key cut short) is every pod's own. */
+		if (p->memos[i].demand == p->in.demand_id && p->in.demand_id != 0)
 			break;
 		if (p->memos[i].used < p->memos[lru].used)
 			lru = i;
@@ -321,6 +386,67 @@ static char *text_of(const char *fmt, ...)
 	return textbuf_take(&t, NULL);
 }
 
+/* The devices of a kept prediction, for the report. */
+static void devices_of(const struct dra_pod *dp, const struct dra_alloc_result *alloc,
+		       struct sim_placement *out)
+{
+	const struct dra_pod_claim *pcs;
+	const struct dra_claim *const *claims;
+	size_t n = dra_pod_claims_resolved(dp, &pcs, &claims), i, k, total = 0;
+
+	if (alloc->verdict != DRA_ALLOC_OK && alloc->verdict != DRA_ALLOC_SAME_NUMA)
+		return;
+	if (alloc->nclaims < n)
+		n = alloc->nclaims;
+	for (i = 0; i < n; i++)
+		total += alloc->claims[i].n;
+	out->devices = xcalloc(total + 1, sizeof *out->devices);
+	for (i = 0; i < n; i++)
+		for (k = 0; k < alloc->claims[i].n; k++) {
+			const struct dra_pick *pk = &alloc->claims[i].picks[k];
+			struct sim_dra_device *d = &out->devices[out->ndevices++];
+
+			d->claim = xstrdup(pcs[i].name ? pcs[i].name : "");
+			d->request = xstrdup(pk->request ? pk->request : "");
+			d->driver = xstrdup(pk->driver ? pk->driver : "");
+			d->pool = xstrdup(pk->pool ? pk->pool : "");
+			d->device = xstrdup(pk->device ? pk->device : "");
+			d->numa = pk->numa;
+		}
+}
+
+/* The pod's DRA verdict on node i where it lands (kubelet: the kubelet's
+ * verdict; NULL without inventory), for the report, and its predicted
+ * devices taken: published as its claims' allocations. */
+static void land_dra(struct sim_placer *p, const struct sched_pod *pod, size_t i,
+		     const struct verdict *kubelet, struct sim_placement *out)
+{
+	struct dra_node_verdict dv;
+	struct verdict none;
+	bool no_inventory = kubelet == NULL;
+
+	if (p->in.dra == NULL)
+		return;
+	if (no_inventory) {
+		/* Nothing to align with, but the scheduler allocates all the same. */
+		memset(&none, 0, sizeof none);
+		kubelet = &none;
+	}
+	dra_judge(p->in.dra, &p->c->views[i], kubelet, DRA_JUDGE_KEEP, &dv);
+	out->has_dra = true;
+	out->dra = (unsigned char)dv.outcome;
+	if (no_inventory && dv.outcome == DRA_OUTCOME_NO_CLAIMS)
+		out->dra_why = xstrdup("no NodeResourceTopology inventory: nothing to align with");
+	else
+		out->dra_why = dv.why[0] ? xstrdup(dv.why) : NULL;
+	if (dv.kept) {
+		devices_of(p->in.dra, &dv.alloc, out);
+		sim_dra_allocate(p->dra_store, p->in.dra, pod->spec.namespace_, pod->spec.name,
+				 p->c->views[i].name, &dv.alloc, &p->dra_serial);
+	}
+	dra_node_verdict_cleanup(&dv);
+}
+
 /* numa-extender's verdict on the chosen node, with the usage to take off;
  * false (and out->reason) when the kubelet would turn the pod away, which
  * only happens where the scheduler placed it without asking numa-extender. */
@@ -333,6 +459,7 @@ static bool land(struct sim_placer *p, const struct sched_pod *pod, size_t i,
 
 	if (p->c->numa[i].now == NULL) {
 		/* No inventory: nothing to take, nothing known. */
+		land_dra(p, pod, i, NULL, out);
 		sched_node_add_pod(&p->c->views[i], pod, p->s->version);
 		return true;
 	}
@@ -348,13 +475,77 @@ static bool land(struct sim_placer *p, const struct sched_pod *pod, size_t i,
 		out->ext_score = d.score;
 		out->numa_ids = d.numa_ids;
 		take(p, i, &d.verdict);
+		land_dra(p, pod, i, &d.verdict, out);
 		sched_node_add_pod(&p->c->views[i], pod, p->s->version);
 	}
 	decision_cleanup(&d);
 	return ok;
 }
 
+/* The verdict cache's id of the pod's demand and, with DRA, its claims
+ * (0: a key cut short, no cache). */
+static uint64_t demand_id_of(struct sim_placer *p, const struct pod_demand *demand)
+{
+	char *key = pod_demand_key(demand);
+	struct textbuf b;
+	uint64_t id;
+
+	if (p->in.dra == NULL) {
+		id = verdict_cache_intern(key, &p->in.demand_fresh);
+		free(key);
+		return id;
+	}
+	textbuf_init(&b, VERDICT_CACHE_DEMAND_KEY_MAX + 1);
+	textbuf_adds(&b, key);
+	dra_pod_key(p->in.dra, &b);
+	p->in.demand_fresh = false;
+	id = textbuf_failed(&b) ? 0 : verdict_cache_intern(textbuf_str(&b), &p->in.demand_fresh);
+	textbuf_free(&b);
+	free(key);
+	return id;
+}
+
+/* The pod's claims resolved in the DRA store's current snapshot, when it
+ * has claims and DRA verdicts are on. */
+static void dra_begin(struct sim_placer *p, const struct sched_pod *pod,
+		      const struct dra_pod_claims *claims)
+{
+	struct dra_pod_input in;
+
+	if (p->dra_store == NULL || claims == NULL || claims->nclaims == 0 ||
+	    p->settings->dra_alignment == CONFIG_DRA_OFF)
+		return;
+	p->dra_snap = dra_store_acquire(p->dra_store);
+	memset(&in, 0, sizeof in);
+	in.snap = p->dra_snap;
+	in.claims = claims;
+	in.namespace_ = pod->spec.namespace_;
+	in.pod_name = pod->spec.name;
+	in.order = p->settings->dra_order == CONFIG_DRA_UNSORTED ? DRA_ORDER_UNSORTED : DRA_ORDER_SORTED;
+	in.node_labels_known = p->labels_known;
+	in.node_of = view_named;
+	in.node_ctx = p;
+	p->dra_pod = dra_pod_new(&in);
+	p->in.dra = p->dra_pod;
+}
+
+static void dra_end(struct sim_placer *p)
+{
+	dra_pod_free(p->dra_pod);
+	p->dra_pod = NULL;
+	if (p->dra_snap != NULL)
+		dra_snapshot_release(p->dra_snap);
+	p->dra_snap = NULL;
+	p->in.dra = NULL;
+}
+
 void sim_place_one(struct sim_placer *p, const struct sched_pod *pod, struct sim_placement *out)
+{
+	sim_place_one_dra(p, pod, NULL, out);
+}
+
+void sim_place_one_dra(struct sim_placer *p, const struct sched_pod *pod,
+		       const struct dra_pod_claims *claims, struct sim_placement *out)
 {
 	struct sched_extender_ops ops = { p, ext_filter, ext_prioritize };
 	const struct sim_setup *s = p->s;
@@ -363,7 +554,6 @@ void sim_place_one(struct sim_placer *p, const struct sched_pod *pod, struct sim
 	struct errmsg msg;
 	bool fallback;
 	const struct sched_profile *profile = sim_profile_for(s, pod, &fallback);
-	char *key;
 
 	memset(out, 0, sizeof *out);
 	out->node = SIM_UNPLACED;
@@ -378,12 +568,11 @@ void sim_place_one(struct sim_placer *p, const struct sched_pod *pod, struct sim
 		out->reason = text_of("%s", msg.text);
 		return;
 	}
-	key = pod_demand_key(demand);
 	p->in.demand = demand;
 	p->in.settings = p->settings;
-	p->in.demand_id = verdict_cache_intern(key, &p->in.demand_fresh);
+	dra_begin(p, pod, claims);
+	p->in.demand_id = demand_id_of(p, demand);
 	p->in.flags = 0;
-	free(key);
 	use_memo(p);
 	{
 		struct sched_cycle_in cin = {
@@ -410,6 +599,7 @@ void sim_place_one(struct sim_placer *p, const struct sched_pod *pod, struct sim
 			out->node = co.chosen;
 	}
 	sched_cycle_out_cleanup(&co);
+	dra_end(p);
 	pod_demand_free(demand);
 	p->in.demand = NULL;
 }
@@ -420,10 +610,12 @@ void sim_run_all(struct sim_run *run, const struct settings *settings,
 	struct sim_placer *p = sim_placer_new(&run->cluster, &run->setup, settings);
 	size_t i;
 
+	if (run->dra != NULL)
+		sim_placer_set_dra(p, run->dra, !run->cluster.nrt_only);
 	run->placed = xcalloc(n + 1, sizeof *run->placed);
 	run->npods = n;
 	for (i = 0; i < n; i++) {
-		sim_place_one(p, &pods[i], &run->placed[i]);
+		sim_place_one_dra(p, &pods[i], run->claims ? &run->claims[i] : NULL, &run->placed[i]);
 		run->nplaced += run->placed[i].node != SIM_UNPLACED;
 	}
 	sim_placer_stats(p, &run->stats);
@@ -437,6 +629,8 @@ void sim_run_cleanup(struct sim_run *run)
 	for (i = 0; run->placed != NULL && i < run->npods; i++)
 		sim_placement_cleanup(&run->placed[i]);
 	free(run->placed);
+	if (run->dra != NULL)
+		dra_store_free(run->dra);
 	sim_cluster_cleanup(&run->cluster);
 	sim_setup_cleanup(&run->setup);
 	memset(run, 0, sizeof *run);

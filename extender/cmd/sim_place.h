@@ -19,11 +19,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dra/numa.h"
 #include "extender/cmd/sim_cluster.h"
+#include "extender/codec/dra_pod_decode.h"
 #include "extender/decide/settings.h"
+#include "extender/inventory/dra_store.h"
 #include "scheduler/score.h"
 
 #define SIM_UNPLACED SIZE_MAX
+
+/* A device the allocator's prediction gave a placed pod's claim. */
+struct sim_dra_device {
+	char *claim;            /* the claim's name in the pod */
+	char *request;          /* "<req>" or "<req>/<sub>" */
+	char *driver, *pool, *device;
+	struct dra_numa numa;
+};
 
 struct sim_placement {
 	size_t node;            /* index into the cluster's views, or SIM_UNPLACED */
@@ -40,6 +51,14 @@ struct sim_placement {
 	/* Not placed: the scheduler's message (FitError, an error), or why the
 	 * kubelet would turn the pod away where the scheduler alone put it. */
 	char *reason;
+	/* With a DRA store (--dra), a placed pod with claims: the node's DRA
+	 * verdict (enum dra_outcome), why when there is something to say
+	 * (heap, or NULL), and the devices predicted for its claims. */
+	bool has_dra;
+	unsigned char dra;
+	char *dra_why;
+	struct sim_dra_device *devices;
+	size_t ndevices;
 };
 
 void sim_placement_cleanup(struct sim_placement *p);
@@ -57,9 +76,20 @@ struct sim_placer *sim_placer_new(struct sim_cluster *c, const struct sim_setup 
 				  const struct settings *settings);
 void sim_placer_free(struct sim_placer *p);
 
+/* Judges pods with claims against store's DRA objects (borrowed for the
+ * placer's life; dra.alignment off: not at all): each placement's
+ * predicted devices are published into it as its claims' allocations
+ * (sim_dra.h). labels_known: the cluster's views carry the nodes' labels
+ * (Node objects). */
+void sim_placer_set_dra(struct sim_placer *p, struct dra_store *store, bool labels_known);
+
 /* Schedules one pod and applies the placement to the cluster. */
 void sim_place_one(struct sim_placer *p, const struct sched_pod *pod,
 		   struct sim_placement *out);
+/* The same for a pod with DRA claims (NULL: none), read when the placer has
+ * a DRA store. */
+void sim_place_one_dra(struct sim_placer *p, const struct sched_pod *pod,
+		       const struct dra_pod_claims *claims, struct sim_placement *out);
 void sim_placer_stats(const struct sim_placer *p, struct sim_stats *out);
 
 /* One whole simulation: a configuration, its cluster, every pod's outcome. */
@@ -71,6 +101,11 @@ struct sim_run {
 	size_t npods;
 	size_t nplaced;
 	struct sim_stats stats;
+	/* --dra: the run's DRA objects (owned; placements allocate in them)
+	 * and each pod's claims (claims[i] for pods[i], borrowed); NULL
+	 * without. */
+	struct dra_store *dra;
+	const struct dra_pod_claims *claims;
 };
 
 /* Places pods[0..n) in order on run's cluster (built by the caller). */

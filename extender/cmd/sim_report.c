@@ -9,6 +9,7 @@
 #include "base/textbuf.h"
 #include "base/xalloc.h"
 #include "extender/cmd/sim_cluster.h"
+#include "extender/decide/dra.h"
 
 #define NOTE_MAX 2048
 
@@ -215,6 +216,26 @@ void sim_cluster_free(const struct sim_cluster *c, const char *resource, bool af
 		out->free = i64_add_sat(out->free, f.free);
 		out->fragmented = i64_add_sat(out->fragmented, f.fragmented);
 	}
+}
+
+const char *sim_dra_line(const struct sim_placement *pl, char *buf, size_t size)
+{
+	struct textbuf t;
+	size_t i;
+
+	textbuf_init_fixed(&t, buf, size);
+	textbuf_printf(&t, "DRA %s", dra_outcome_name(pl->dra));
+	for (i = 0; i < pl->ndevices; i++) {
+		const struct sim_dra_device *d = &pl->devices[i];
+		char numa[200];
+
+		textbuf_adds(&t, i ? ", " : ": ");
+		textbuf_printf(&t, "%s/%s %s (%s, NUMA %s)", d->claim, d->request, d->device, d->driver,
+			       dra_numa_text(&d->numa, numa, sizeof numa));
+	}
+	if (pl->dra_why != NULL && pl->dra_why[0] != '\0')
+		textbuf_printf(&t, "; %s", pl->dra_why);
+	return buf;
 }
 
 struct named {

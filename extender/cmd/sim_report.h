@@ -41,6 +41,11 @@ size_t sim_resource_names(const struct sim_cluster *c, const char ***names);
 void sim_cluster_free(const struct sim_cluster *c, const char *resource, bool after,
 		      struct sim_free *out);
 
+/* A placed pod's DRA verdict (has_dra) as one line in buf, returned:
+ * "DRA aligned: gpu/gpu gpu-0 (gpu.example.com, NUMA 0)", then the why
+ * after "; " when there is one. */
+const char *sim_dra_line(const struct sim_placement *pl, char *buf, size_t size);
+
 /* The cluster's node indices sorted by name (reports list nodes so; the
  * scheduler's order is its node tree's). n = c->n entries, heap. */
 size_t *sim_nodes_by_name(const struct sim_cluster *c);

@@ -13,7 +13,9 @@
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "extender/cmd/dra_paths.h"
 #include "extender/cmd/sim_cluster.h"
+#include "extender/cmd/sim_dra.h"
 #include "extender/cmd/sim_place.h"
 #include "extender/cmd/sim_report.h"
 #include "extender/cmd/simulate_html.h"
@@ -28,6 +30,7 @@
 #include "topology/inventory.h"
 
 #define MAX_NRT 64
+#define MAX_DRA 64
 #define WHO "numa-extender simulate"
 
 static const char usage_text[] =
@@ -39,6 +42,7 @@ static const char usage_text[] =
 	"  --nodes FILE             Node objects (kubectl get nodes -o yaml); without: nodes from the NRTs\n"
 	"  --running FILE           pods already bound (kubectl get pods -A -o yaml): their requests count\n"
 	"  --scheduler-config FILE  KubeSchedulerConfiguration, or the ConfigMap holding it; default: built in\n"
+	"  --dra PATH               DRA objects (slices, classes, claims, claim templates): a file or a directory (up to 64)\n"
 	"  --version V              kube-scheduler version modelled, v1.32 to v1.35 (default v1.35)\n"
 	"  --config FILE            numa-extender configuration; twice to compare two (A/B)\n"
 	"  -o text|json             output format (default text)\n"
@@ -65,6 +69,8 @@ static int usage_error(const char *fmt, ...)
 struct args {
 	const char *nrt[MAX_NRT];
 	size_t nnrt;
+	const char *dra[MAX_DRA];
+	size_t ndra;
 	const char *pods, *nodes, *running, *scheduler_config, *html;
 	const char *configs[2];
 	size_t nconfigs;
@@ -89,7 +95,7 @@ static int parse(int argc, char **argv, struct args *a)
 		if (strcmp(f, "--nrt") != 0 && strcmp(f, "--pods") != 0 && strcmp(f, "--nodes") != 0 &&
 		    strcmp(f, "--running") != 0 && strcmp(f, "--scheduler-config") != 0 &&
 		    strcmp(f, "--version") != 0 && strcmp(f, "--config") != 0 && strcmp(f, "-o") != 0 &&
-		    strcmp(f, "--html") != 0)
+		    strcmp(f, "--html") != 0 && strcmp(f, "--dra") != 0)
 			return usage_error("unknown argument \"%s\"", f);
 		if (v == NULL)
 			return usage_error("%s needs a value", f);
@@ -98,6 +104,10 @@ static int parse(int argc, char **argv, struct args *a)
 			if (a->nnrt == MAX_NRT)
 				return usage_error("more than 64 %s", f);
 			a->nrt[a->nnrt++] = v;
+		} else if (strcmp(f, "--dra") == 0) {
+			if (a->ndra == MAX_DRA)
+				return usage_error("more than 64 %s", f);
+			a->dra[a->ndra++] = v;
 		} else if (strcmp(f, "--config") == 0) {
 			if (a->nconfigs == 2)
 				return usage_error("more than two %s", f);
@@ -211,6 +221,37 @@ static const char *node_name(const struct sim_run *r, size_t i)
 
 /* ----- JSON ----- */
 
+/* A placed pod's DRA verdict and devices (pods with claims, --dra). */
+static struct json_object *dra_json(const struct sim_placement *pl)
+{
+	struct json_object *o = json_object_new_object(), *devs = json_object_new_array();
+	size_t i;
+	int b;
+
+	json_object_object_add(o, "verdict", json_object_new_string(dra_outcome_name(pl->dra)));
+	json_object_object_add(o, "why", json_object_new_string(pl->dra_why ? pl->dra_why : ""));
+	for (i = 0; i < pl->ndevices; i++) {
+		const struct sim_dra_device *d = &pl->devices[i];
+		struct json_object *dev = json_object_new_object(), *numa = NULL;
+
+		json_object_object_add(dev, "claim", json_object_new_string(d->claim));
+		json_object_object_add(dev, "request", json_object_new_string(d->request));
+		json_object_object_add(dev, "driver", json_object_new_string(d->driver));
+		json_object_object_add(dev, "pool", json_object_new_string(d->pool));
+		json_object_object_add(dev, "device", json_object_new_string(d->device));
+		if (d->numa.known) {
+			numa = json_object_new_array();
+			for (b = 0; b < 64; b++)
+				if ((d->numa.nodes >> b) & 1)
+					json_object_array_add(numa, json_object_new_int(b));
+		}
+		json_object_object_add(dev, "numaNodes", numa);
+		json_object_array_add(devs, dev);
+	}
+	json_object_object_add(o, "devices", devs);
+	return o;
+}
+
 static struct json_object *placement_json(const struct sim_run *r, const struct sched_pod *pod,
 					  const struct sim_placement *pl)
 {
@@ -243,6 +284,8 @@ static struct json_object *placement_json(const struct sim_run *r, const struct 
 	json_object_object_add(p, "tied", tied);
 	json_object_object_add(p, "askedExtender", json_object_new_boolean(pl->asked));
 	json_object_object_add(p, "approximate", json_object_new_boolean(pl->approximate));
+	if (pl->has_dra)
+		json_object_object_add(p, "dra", dra_json(pl));
 	return p;
 }
 
@@ -394,6 +437,11 @@ static void run_text(const struct sim_run *r, const struct sched_pod *pods, size
 			printf("  (the only feasible node)");
 		tied_text(r, pl);
 		printf("\n");
+		if (pl->has_dra) {
+			char line[2048];
+
+			printf("    %s\n", sim_dra_line(pl, line, sizeof line));
+		}
 	}
 	printf("  NUMA utilisation (used %% per NUMA node) and fragmentation:\n");
 	order = sim_nodes_by_name(&r->cluster);
@@ -439,6 +487,8 @@ int simulate_main(int argc, char **argv)
 {
 	struct sim_inputs in;
 	struct sched_pod *pods = NULL;
+	struct dra_pod_claims *claims = NULL;
+	size_t nclaims = 0;
 	struct config cfg[2];
 	struct settings *settings[2] = { NULL, NULL };
 	struct sim_run runs[2];
@@ -468,12 +518,27 @@ int simulate_main(int argc, char **argv)
 			goto fail;
 	if (load_inputs(&a, &in, &pods, &npods, &msg) != ERR_OK)
 		goto fail;
+	if (a.ndra > 0) {
+		if (sim_pod_claims_load(a.pods, &claims, &nclaims, &msg) != ERR_OK)
+			goto fail;
+		if (nclaims != npods) {
+			errmsg_set(&msg, "%s: changed while read (%zu pods, then %zu)", a.pods, npods, nclaims);
+			goto fail;
+		}
+	}
 	for (c = 0; c < nruns; c++) {
 		runs[c].label = a.nconfigs ? a.configs[c] : "defaults";
 		if (sim_setup_load(&runs[c].setup, a.scheduler_config, cfg[c].url_prefix, a.version,
 				   &msg) != ERR_OK ||
 		    sim_cluster_build(&in, a.version, &runs[c].cluster, &msg) != ERR_OK)
 			goto fail;
+		/* Each run allocates devices of its own: a store each, its
+		 * warnings said once. */
+		if (a.ndra > 0) {
+			if (dra_paths_load(a.dra, a.ndra, c == 0 ? stderr : NULL, &runs[c].dra, &msg) != ERR_OK)
+				goto fail;
+			runs[c].claims = claims;
+		}
 		settings[c] = settings_new(&cfg[c]);
 		sim_run_all(&runs[c], settings[c], pods, npods);
 	}
@@ -507,6 +572,7 @@ out:
 	}
 	sim_inputs_cleanup(&in);
 	sched_pods_free(pods, npods);
+	sim_pod_claims_free(claims, nclaims);
 	(void)i;
 	return status;
 }

@@ -225,6 +225,13 @@ static void placements(struct textbuf *t, const struct sim_run *r, const struct 
 			textbuf_adds(t, "only feasible node");
 		textbuf_adds(t, "</td><td>");
 		tied_cell(t, r, pl);
+		if (pl->has_dra) {
+			char line[2048];
+
+			textbuf_adds(t, pl->ntied >= 2 ? "<br><span class=\"dra\">" : "<span class=\"dra\">");
+			esc(t, sim_dra_line(pl, line, sizeof line));
+			textbuf_adds(t, "</span>");
+		}
 		textbuf_adds(t, "</td></tr>\n");
 	}
 	textbuf_adds(t, "</table>\n");

@@ -33,6 +33,8 @@ struct dra_pod {
 	enum dra_alloc_order order;
 	const struct dra_device_set *assumed;
 	bool labels_known;
+	const struct sched_node *(*node_of)(const void *ctx, const char *name);
+	const void *node_ctx;
 	/* claims[i] for pc->claims[i], NULL when missing. */
 	const struct dra_claim **claims;
 	/* Where each came from: 'c' a claim, 't' a template's spec, 0 missing. */
@@ -114,6 +116,8 @@ struct dra_pod *dra_pod_new(const struct dra_pod_input *in)
 	p->order = in->order;
 	p->assumed = in->assumed;
 	p->labels_known = in->node_labels_known;
+	p->node_of = in->node_labels_known ? in->node_of : NULL;
+	p->node_ctx = in->node_ctx;
 	p->claims = xcalloc(in->claims->nclaims, sizeof *p->claims);
 	p->source = xcalloc(in->claims->nclaims, 1);
 	for (i = 0; i < in->claims->nclaims; i++)
@@ -380,6 +384,12 @@ void dra_judge(const struct dra_pod *p, const struct sched_node *node,
 	bool any;
 
 	memset(out, 0, sizeof *out);
+	if (p->node_of != NULL && node->name != NULL) {
+		const struct sched_node *labelled = p->node_of(p->node_ctx, node->name);
+
+		if (labelled != NULL)
+			node = labelled;
+	}
 	if (p->missing[0] != '\0') {
 		set_why(out, DRA_OUTCOME_UNPREDICTABLE, p->missing);
 		return;

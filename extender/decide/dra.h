@@ -67,6 +67,11 @@ struct dra_pod_input {
 	 * that selects nodes by label cannot be placed: nodes that such a
 	 * slice could reach are unpredictable. */
 	bool node_labels_known;
+	/* With node_labels_known, for callers (decide) that hand dra_judge a
+	 * node by its name alone: the node of that name with its labels (NULL
+	 * answer: the node as given); NULL: the node as given. */
+	const struct sched_node *(*node_of)(const void *ctx, const char *name);
+	const void *node_ctx;
 };
 
 struct dra_pod;

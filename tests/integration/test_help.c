@@ -59,7 +59,7 @@ static const char *const explain_flags[] = {
 };
 static const char *const simulate_flags[] = {
 	"--nrt", "--pods", "--nodes", "--running", "--scheduler-config", "--version",
-	"--config", "-o", "--html", "-h", "--help", NULL,
+	"--config", "-o", "--html", "--dra", "-h", "--help", NULL,
 };
 static const char *const replay_flags[] = {
 	"--log", "--config", "--scheduler-config", "--version", "-o", "-h", "--help", NULL,

@@ -277,7 +277,7 @@ static void help_goes_to_stdout(void **state)
 {
 	static const char *const simulate_flags[] = {
 		"--nrt", "--pods", "--nodes", "--running", "--scheduler-config", "--version",
-		"--config", "-o", "--html", "-h,", NULL,
+		"--config", "-o", "--html", "--dra", "-h,", NULL,
 	};
 	static const char *const replay_flags[] = {
 		"--log", "--config", "--scheduler-config", "--version", "-o", "-h,", NULL,
