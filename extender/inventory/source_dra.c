@@ -264,6 +264,9 @@ void source_dra_stop(struct source_dra *s)
 
 	if (s == NULL)
 		return;
+	/* All four at once: each takes up to a second to notice. */
+	for (k = 0; k < DRA_KIND_COUNT; k++)
+		kube_reflector_signal_stop(s->w[k].reflector);
 	for (k = 0; k < DRA_KIND_COUNT; k++) {
 		kube_reflector_stop(s->w[k].reflector);
 		dra_batch_free(s->w[k].batch);

@@ -567,15 +567,22 @@ enum err kube_reflector_start(const struct kube_reflector_ops *ops, void *arg,
 	return ERR_OK;
 }
 
+void kube_reflector_signal_stop(struct kube_reflector *k)
+{
+	if (k == NULL || !k->running)
+		return;
+	pthread_mutex_lock(&k->lock);
+	atomic_store(&k->stop, true);
+	pthread_cond_broadcast(&k->wake);
+	pthread_mutex_unlock(&k->lock);
+}
+
 void kube_reflector_stop(struct kube_reflector *k)
 {
 	if (k == NULL)
 		return;
 	if (k->running) {
-		pthread_mutex_lock(&k->lock);
-		atomic_store(&k->stop, true);
-		pthread_cond_broadcast(&k->wake);
-		pthread_mutex_unlock(&k->lock);
+		kube_reflector_signal_stop(k);
 		pthread_join(k->thread, NULL);
 	}
 	kube_credentials_cleanup(&k->creds);

@@ -53,6 +53,10 @@ enum err kube_reflector_start(const struct kube_reflector_ops *ops, void *arg,
 			      struct kube_credentials *creds,
 			      const struct kube_reflector_limits *limits,
 			      struct kube_reflector **out, struct errmsg *msg);
+/* Asks the thread to stop without waiting for it: several reflectors
+ * signalled first and stopped after wind down together (each notices the
+ * request within about a second, in its transfer's progress callback). */
+void kube_reflector_signal_stop(struct kube_reflector *r);
 void kube_reflector_stop(struct kube_reflector *r);
 /* The fallback index the last successful list used (0 before it). */
 int kube_reflector_fallback(struct kube_reflector *r);
