@@ -8,6 +8,7 @@
 
 #include <json-c/json.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,13 +101,58 @@ static enum err decode_into(struct dra_batch *b, enum dra_kind kind, struct json
 	return rc;
 }
 
-/* Decodes one object into the batch; false (logged, counted) when it does
- * not decode. */
+/* text as a resourceVersion: digits only, no overflow. */
+static bool version_number(const char *text, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (text == NULL || *text == '\0')
+		return false;
+	for (; *text; text++) {
+		if (*text < '0' || *text > '9' || v > (UINT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*text - '0');
+	}
+	*out = v;
+	return true;
+}
+
+/* Whether claim ns/name at resourceVersion rv is older than the one the
+ * store holds: the bind verb publishes a claim as PreBind wrote it, and a
+ * watch that lags may deliver an earlier version after that. Like
+ * kube-scheduler's assume cache, a version older than the one held is
+ * ignored (versions compared as numbers, where both are). */
+static bool older_than_held(struct dra_store *store, const char *ns, const char *name, const char *rv)
+{
+	const struct dra_snapshot *snap;
+	const struct dra_claim *held;
+	uint64_t have, got;
+	bool older = false;
+
+	if (ns == NULL || name == NULL || !version_number(rv, &got))
+		return false;
+	snap = dra_store_acquire(store);
+	held = dra_snapshot_claim(snap, ns, name);
+	if (held != NULL && strcmp(dra_object_origin(held), "kubernetes") == 0 &&
+	    version_number(dra_object_version(held), &have) && got < have)
+		older = true;
+	dra_snapshot_release(snap);
+	return older;
+}
+
+/* Decodes one object into the batch; false when it does not decode
+ * (logged, counted) or is a claim older than the one held (logged at
+ * debug): either way the store keeps what it has. */
 static bool put(struct dra_watch *w, struct json_object *o)
 {
 	const char *name = str_at(o, "name"), *ns = str_at(o, "namespace");
 	struct errmsg msg;
 
+	if (w->kind == DRA_KIND_CLAIM && older_than_held(w->src->store, ns, name, str_at(o, "resourceVersion"))) {
+		log_debug("DRA claim older than the one held; ignored", "namespace=%s name=%s resource_version=%s",
+			  log_q(ns), log_q(name), log_q(str_at(o, "resourceVersion")));
+		return false;
+	}
 	if (decode_into(batch_of(w), w->kind, o, &msg) == ERR_OK)
 		return true;
 	log_error("invalid DRA object; it keeps its last good version", "kind=%s namespace=%s name=%s error=%s",

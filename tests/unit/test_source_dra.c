@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,6 +292,54 @@ static void kube_stream(void **state)
 	dra_store_free(s);
 }
 
+#define JCLAIM(rv, cls)                                                                      \
+	"{\"metadata\":{\"name\":\"g\",\"namespace\":\"ml\",\"resourceVersion\":\"" rv "\"},"          \
+	"\"spec\":{\"devices\":{\"requests\":[{\"name\":\"gpu\",\"exactly\":{\"deviceClassName\":\"" cls \
+	"\"}}]}}}"
+
+static const char *claim_version(struct dra_store *s)
+{
+	static char v[32];
+	const struct dra_snapshot *snap = dra_store_acquire(s);
+	const struct dra_claim *c = dra_snapshot_claim(snap, "ml", "g");
+
+	snprintf(v, sizeof v, "%s", c ? dra_object_version(c) : "none");
+	dra_snapshot_release(snap);
+	return v;
+}
+
+/* The bind verb publishes a claim as PreBind wrote it; a watch that lags
+ * behind must not put an earlier version back. */
+static void a_lagging_claim_version_is_ignored(void **state)
+{
+	struct dra_store *s = dra_store_new();
+	struct source_dra *src = source_dra_detached(s);
+	struct json_object *o = json_tokener_parse(JCLAIM("120", "bound"));
+	struct errmsg msg;
+
+	(void)state;
+	assert_true(feed(src, DRA_KIND_CLAIM, "ADDED", JCLAIM("100", "c")));
+	assert_string_equal(claim_version(s), "100");
+	assert_non_null(o);
+	assert_int_equal(source_dra_put_json(s, DRA_KIND_CLAIM, o, &msg), ERR_OK);
+	json_object_put(o);
+	assert_string_equal(claim_version(s), "120");
+	/* The watch delivers 110 late: ignored, and no error counted. */
+	assert_true(feed(src, DRA_KIND_CLAIM, "MODIFIED", JCLAIM("110", "c")));
+	assert_string_equal(claim_version(s), "120");
+	assert_int_equal(errors(s), 0);
+	/* The same version (the watch catching up), then a later one. */
+	assert_true(feed(src, DRA_KIND_CLAIM, "MODIFIED", JCLAIM("120", "bound")));
+	assert_string_equal(claim_version(s), "120");
+	assert_true(feed(src, DRA_KIND_CLAIM, "MODIFIED", JCLAIM("130", "later")));
+	assert_string_equal(claim_version(s), "130");
+	/* Versions that are not numbers are taken as they come. */
+	assert_true(feed(src, DRA_KIND_CLAIM, "MODIFIED", JCLAIM("x9", "odd")));
+	assert_string_equal(claim_version(s), "x9");
+	source_dra_stop(src);
+	dra_store_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +347,7 @@ int main(void)
 		cmocka_unit_test(files_first_wins),
 		cmocka_unit_test(files_thread_sees_changes),
 		cmocka_unit_test(kube_stream),
+		cmocka_unit_test(a_lagging_claim_version_is_ignored),
 	};
 
 	return cmocka_run_group_tests_name("source_dra", tests, setup, teardown);
