@@ -98,7 +98,11 @@ const struct alloc_dev *alloc_dev_numa(struct alloc_ctx *x, size_t i)
 	struct alloc_dev *a = &x->devs[i];
 
 	if (!a->numa_done) {
-		a->numa_source = dra_device_numa(a->dev, alloc_view_roots(x), &a->numa);
+		/* The node's PCIe roots only for a device that does not say its
+		 * NUMA node itself: placing them reads every device. */
+		a->numa_source = dra_numa_own(a->dev, &a->numa);
+		if (a->numa_source == DRA_NUMA_UNKNOWN)
+			a->numa_source = dra_device_numa(a->dev, alloc_view_roots(x), &a->numa);
 		a->numa_done = true;
 	}
 	return a;
