@@ -69,7 +69,7 @@ void alloc_view_build(struct alloc_ctx *x)
 {
 	size_t p, s, d, n = 0;
 
-	dra_node_pools_gather(&x->pools, x->in->slices, x->in->node);
+	dra_node_pools_gather_in(&x->pools, x->in->slices, x->in->node, x->arena);
 	for (p = 0; p < x->pools.n; p++)
 		for (s = 0; s < x->pools.pools[p].nslices; s++)
 			n += x->pools.pools[p].slices[s]->ndevices;

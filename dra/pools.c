@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/arena.h"
 #include "base/xalloc.h"
 #include "scheduler/match.h"
 
@@ -266,20 +267,36 @@ static size_t collect(struct cand *c, const struct dra_slice_index *ix,
 	return n;
 }
 
+/* n zeroed entries of size bytes, in arena when there is one. */
+static void *table(struct arena *arena, size_t n, size_t size)
+{
+	/* xcalloc also stops the process on a product that overflows. */
+	if (arena == NULL || n > SIZE_MAX / size)
+		return xcalloc(n ? n : 1, size);
+	return arena_alloc(arena, (n ? n : 1) * size);
+}
+
 void dra_node_pools_gather(struct dra_node_pools *out, const struct dra_slice_index *ix,
 			   const struct sched_node *node)
+{
+	dra_node_pools_gather_in(out, ix, node, NULL);
+}
+
+void dra_node_pools_gather_in(struct dra_node_pools *out, const struct dra_slice_index *ix,
+			      const struct sched_node *node, struct arena *arena)
 {
 	uintptr_t at = (uintptr_t)strmap_get(&ix->by_node, node->name);
 	const struct dra_slice_list *own = at ? &ix->lists[at - 1] : NULL;
 	size_t total = (own ? own->n : 0) + ix->shared.n, n, i, j;
-	struct cand *c = xcalloc(total ? total : 1, sizeof *c);
+	struct cand *c = table(arena, total, sizeof *c);
 
 	memset(out, 0, sizeof *out);
+	out->arena = arena;
 	n = collect(c, ix, own, node, 0);
 	n = collect(c, ix, &ix->shared, node, n);
 	qsort(c, n, sizeof *c, cmp_cand);
-	out->pools = xcalloc(n ? n : 1, sizeof *out->pools);
-	out->slice_buf = xcalloc(n ? n : 1, sizeof *out->slice_buf);
+	out->pools = table(arena, n, sizeof *out->pools);
+	out->slice_buf = table(arena, n, sizeof *out->slice_buf);
 	for (i = 0; i < n; i = j) {
 		struct dra_pool *p = &out->pools[out->n];
 		size_t run = 0, count = (size_t)0;
@@ -298,12 +315,15 @@ void dra_node_pools_gather(struct dra_node_pools *out, const struct dra_slice_in
 		out->n++;
 	}
 	binding_last(out->pools, out->n);
-	free(c);
+	if (arena == NULL)
+		free(c);
 }
 
 void dra_node_pools_free(struct dra_node_pools *p)
 {
-	free(p->pools);
-	free(p->slice_buf);
+	if (p->arena == NULL) {
+		free(p->pools);
+		free(p->slice_buf);
+	}
 	memset(p, 0, sizeof *p);
 }

@@ -64,10 +64,13 @@ struct dra_pool {
 	bool counters;
 };
 
+struct arena;
+
 struct dra_node_pools {
 	struct dra_pool *pools;
 	size_t n;
 	const struct dra_slice **slice_buf; /* storage of every pool's slices */
+	struct arena *arena;                /* where the tables are, or NULL: malloc */
 };
 
 /* Whether a slice (or, with perDeviceNodeSelection, a device) selected this
@@ -77,6 +80,10 @@ bool dra_selection_matches(enum dra_node_selection sel, const char *node_name,
 
 void dra_node_pools_gather(struct dra_node_pools *out, const struct dra_slice_index *ix,
 			   const struct sched_node *node);
+/* The same with the tables in arena (the allocator's prediction: one per
+ * node of a filter); dra_node_pools_free then frees nothing of them. */
+void dra_node_pools_gather_in(struct dra_node_pools *out, const struct dra_slice_index *ix,
+			      const struct sched_node *node, struct arena *arena);
 void dra_node_pools_free(struct dra_node_pools *p);
 
 #endif

@@ -54,6 +54,16 @@ struct dra_alloc_view {
 	_Atomic int refs;
 	struct dra_device_ref *v;
 	size_t n;
+	/* "driver\npool" -> its run of v (struct dra_pool_run): the
+	 * allocator asks about every device of every node it predicts. */
+	struct strmap by_pool;
+	struct dra_pool_run *runs;
+	char **run_keys;
+	size_t nruns;
+};
+
+struct dra_pool_run {
+	size_t at, n;
 };
 
 struct dra_snap {

@@ -159,6 +159,44 @@ static int ref_cmp(const void *a, const void *b)
 	return c ? c : strcmp(x->device, y->device);
 }
 
+/* "driver\npool" into buf; false when it does not fit (no name holds a
+ * newline: the API server refuses them). */
+static bool pool_key(char *buf, size_t size, const char *driver, const char *pool)
+{
+	size_t d = strlen(driver), p = strlen(pool);
+
+	if (d + p + 2 > size)
+		return false;
+	memcpy(buf, driver, d);
+	buf[d] = '\n';
+	memcpy(buf + d + 1, pool, p + 1);
+	return true;
+}
+
+#define POOL_KEY_MAX 640
+
+/* The runs of v's sorted devices, one per pool. */
+static void pool_runs(struct dra_alloc_view *v)
+{
+	char key[POOL_KEY_MAX];
+	size_t i, j;
+
+	v->runs = xcalloc(v->n + 1, sizeof *v->runs);
+	v->run_keys = xcalloc(v->n + 1, sizeof *v->run_keys);
+	for (i = 0; i < v->n; i = j) {
+		for (j = i + 1; j < v->n && pool_cmp(v->v[i].driver, v->v[i].pool, v->v[j].driver,
+						      v->v[j].pool) == 0; j++)
+			;
+		if (!pool_key(key, sizeof key, v->v[i].driver, v->v[i].pool))
+			continue; /* looked up by the whole-array search */
+		v->runs[v->nruns].at = i;
+		v->runs[v->nruns].n = j - i;
+		v->run_keys[v->nruns] = xstrdup(key);
+		strmap_put(&v->by_pool, v->run_keys[v->nruns], &v->runs[v->nruns]);
+		v->nruns++;
+	}
+}
+
 static struct dra_alloc_view *alloc_view_build(struct dra_entry *const *e, size_t n)
 {
 	struct dra_alloc_view *v = xcalloc(1, sizeof *v);
@@ -187,13 +225,21 @@ static struct dra_alloc_view *alloc_view_build(struct dra_entry *const *e, size_
 		if (out == 0 || ref_cmp(&v->v[out - 1], &v->v[i]) != 0)
 			v->v[out++] = v->v[i];
 	v->n = out;
+	pool_runs(v);
 	return v;
 }
 
 static void alloc_view_unref(struct dra_alloc_view *v)
 {
+	size_t i;
+
 	if (v == NULL || atomic_fetch_sub_explicit(&v->refs, 1, memory_order_acq_rel) != 1)
 		return;
+	strmap_clear(&v->by_pool);
+	for (i = 0; i < v->nruns; i++)
+		free(v->run_keys[i]);
+	free(v->run_keys);
+	free(v->runs);
 	free(v->v);
 	free(v);
 }
@@ -449,7 +495,14 @@ const struct dra_store_pool *dra_snapshot_pool(const struct dra_snapshot *snap, 
 bool dra_snapshot_allocated(const struct dra_snapshot *snap, const char *driver, const char *pool,
 			    const char *device)
 {
+	const struct dra_snap *in = (const struct dra_snap *)snap;
 	struct dra_device_ref want = { driver, pool, device };
+	char key[POOL_KEY_MAX];
 
+	if (in->alloc != NULL && pool_key(key, sizeof key, driver, pool)) {
+		const struct dra_pool_run *r = strmap_get(&in->alloc->by_pool, key);
+
+		return r != NULL && bsearch(&want, snap->allocated + r->at, r->n, sizeof want, ref_cmp) != NULL;
+	}
 	return bsearch(&want, snap->allocated, snap->nallocated, sizeof want, ref_cmp) != NULL;
 }

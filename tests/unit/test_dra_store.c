@@ -397,9 +397,62 @@ static void test_metrics_text(void **state)
 	dra_store_free(s);
 }
 
+/* Allocated devices over several drivers and pools (one of them with a
+ * name as long as the API allows): every (driver, pool, device) asked
+ * answers as the allocations say. */
+static void allocated_devices_across_pools(void **state)
+{
+	static const char *const drivers[] = { "a.example.com", "b.example.com" };
+	char pools[3][256], claim[2048], name[32];
+	struct dra_store *s = dra_store_new();
+	struct dra_batch *b = dra_batch_new();
+	const struct dra_snapshot *snap;
+	size_t d, p, k, n = 0;
+
+	(void)state;
+	snprintf(pools[0], sizeof pools[0], "node-1");
+	snprintf(pools[1], sizeof pools[1], "node-2");
+	memset(pools[2], 'x', 253);
+	pools[2][253] = '\0';
+	/* Device k of pool p of driver d is allocated when (d + p + k) % 3 == 0. */
+	for (d = 0; d < 2; d++)
+		for (p = 0; p < 3; p++)
+			for (k = 0; k < 5; k++) {
+				if ((d + p + k) % 3 != 0)
+					continue;
+				snprintf(name, sizeof name, "c%zu", n++);
+				snprintf(claim, sizeof claim,
+					 "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\","
+					 "\"metadata\":{\"name\":\"%s\",\"namespace\":\"ml\"},\"spec\":{\"devices\":"
+					 "{\"requests\":[{\"name\":\"r\",\"exactly\":{\"deviceClassName\":\"c\"}}]}},"
+					 "\"status\":{\"allocation\":{\"devices\":{\"results\":[{\"request\":\"r\","
+					 "\"driver\":\"%s\",\"pool\":\"%s\",\"device\":\"dev-%zu\"}]}}}}",
+					 name, drivers[d], pools[p], k);
+				put_text(b, claim, "1");
+			}
+	dra_store_publish(s, b);
+	snap = dra_store_acquire(s);
+	assert_int_equal(snap->nallocated, n);
+	for (d = 0; d < 2; d++)
+		for (p = 0; p < 3; p++)
+			for (k = 0; k < 6; k++) {
+				char dev[16];
+
+				snprintf(dev, sizeof dev, "dev-%zu", k);
+				if (dra_snapshot_allocated(snap, drivers[d], pools[p], dev) !=
+				    (k < 5 && (d + p + k) % 3 == 0))
+					fail_msg("%s / pool %zu / %s answers wrong", drivers[d], p, dev);
+			}
+	assert_false(dra_snapshot_allocated(snap, "c.example.com", "node-1", "dev-0"));
+	assert_false(dra_snapshot_allocated(snap, drivers[0], "node-3", "dev-0"));
+	dra_snapshot_release(snap);
+	dra_store_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(allocated_devices_across_pools),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_views),
 		cmocka_unit_test(test_versions),
