@@ -360,6 +360,7 @@ static void *writer(void *arg)
 		trim(&l->key);
 		trim(&l->dra.line);
 		trim(&l->dra.key);
+		trim(&l->dra.state);
 		if (last)
 			decision_file_flush(l->file);
 		pthread_mutex_lock(&l->lock);
@@ -386,6 +387,7 @@ enum err decision_log_open(const char *path, int64_t max_bytes, int64_t max_file
 	textbuf_init(&l->key, LINE_MAX_BYTES);
 	textbuf_init(&l->dra.line, LINE_MAX_BYTES);
 	textbuf_init(&l->dra.key, LINE_MAX_BYTES);
+	textbuf_init(&l->dra.state, LINE_MAX_BYTES);
 	l->qcap = (size_t)queue;
 	l->queue = xcalloc(l->qcap, sizeof *l->queue);
 	pthread_mutex_init(&l->lock, NULL);
@@ -437,6 +439,7 @@ void decision_log_close(struct decision_log *l)
 	textbuf_free(&l->key);
 	textbuf_free(&l->dra.line);
 	textbuf_free(&l->dra.key);
+	textbuf_free(&l->dra.state);
 	free(l->queue);
 	pthread_mutex_destroy(&l->lock);
 	pthread_cond_destroy(&l->more);

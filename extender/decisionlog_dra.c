@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "base/strmap.h"
 #include "base/xalloc.h"
 #include "dra/pools.h"
@@ -18,6 +19,9 @@
 #include "extender/decisionlog.h"
 #include "extender/log.h"
 #include "extender/metrics.h"
+
+/* A node state's id: a node name (at most 253 bytes), '/', a version. */
+#define DRA_NODE_ID_MAX 288
 
 struct decision_dra {
 	const struct dra_snapshot *snap;      /* referenced */
@@ -270,71 +274,102 @@ static void gather(const struct dra_snapshot *snap, const char *node, struct nod
 	}
 }
 
-/* The draNode record of node at version, and the draObject records of its
- * slices, unless the file holds them. */
-static bool put_node(struct decision_file *f, const struct dra_snapshot *snap, const char *node,
-		     const char *version, struct decision_dra_bufs *bufs)
+/* "slices":[...],"allocated":[...] of a node's state into b. */
+static void state_text(const struct dra_snapshot *snap, const struct node_state *st,
+		       struct textbuf *b)
 {
-	struct node_state st;
-	struct textbuf *b = &bufs->line;
-	bool ok = true, first = true;
+	bool first = true;
 	size_t i, k;
 
-	textbuf_reset(&bufs->key);
-	textbuf_printf(&bufs->key, "draNode %s %s", node, version);
-	if (too_large(&bufs->key, "dra node"))
-		return false;
-	if (decision_file_holds(f, textbuf_str(&bufs->key)))
-		return true;
+	textbuf_adds(b, "\"slices\":[");
+	for (i = 0; i < st->n; i++) {
+		textbuf_adds(b, i ? ",{\"name\":" : "{\"name\":");
+		textbuf_json_cstr(b, st->v[i]->name);
+		textbuf_adds(b, ",\"version\":");
+		textbuf_json_cstr(b, dra_object_version(st->v[i]));
+		textbuf_addc(b, '}');
+	}
+	textbuf_adds(b, "],\"allocated\":[");
+	for (i = 0; i < st->n; i++) {
+		const struct dra_slice *s = st->v[i];
+
+		/* Each pool once. */
+		for (k = 0; k < i && !same_pool(st->v[k], s->driver, s->pool); k++)
+			;
+		if (k < i)
+			continue;
+		for (k = alloc_lower(snap, s->driver, s->pool);
+		     k < snap->nallocated && same_pool(s, snap->allocated[k].driver, snap->allocated[k].pool);
+		     k++) {
+			textbuf_adds(b, first ? "{\"driver\":" : ",{\"driver\":");
+			textbuf_json_cstr(b, snap->allocated[k].driver);
+			textbuf_adds(b, ",\"pool\":");
+			textbuf_json_cstr(b, snap->allocated[k].pool);
+			textbuf_adds(b, ",\"device\":");
+			textbuf_json_cstr(b, snap->allocated[k].device);
+			textbuf_addc(b, '}');
+			first = false;
+		}
+	}
+	textbuf_addc(b, ']');
+}
+
+/* The draNode record of node's state, and the draObject records of its
+ * slices, unless the file holds them; its id into id. A node with slices
+ * of its own is named by its DRA version (it moves whenever anything the
+ * node's prediction reads does); a node without is named by a hash of its
+ * state, so the nodes that only slices without a node reach (most of a
+ * cluster, often reached by none) share one record whatever the snapshot
+ * version. */
+static bool put_node(struct decision_file *f, const struct dra_snapshot *snap, const char *node,
+		     struct decision_dra_bufs *bufs, char *id, size_t idsize)
+{
+	const struct dra_node_slices *own = dra_snapshot_node(snap, node);
+	struct node_state st;
+	bool ok = true;
+	size_t i;
+
+	if (own != NULL) {
+		snprintf(id, idsize, "%s/%llu", node, (unsigned long long)own->version);
+		textbuf_reset(&bufs->key);
+		textbuf_printf(&bufs->key, "draNode %s", id);
+		if (too_large(&bufs->key, "dra node"))
+			return false;
+		if (decision_file_holds(f, textbuf_str(&bufs->key)))
+			return true;
+	}
 	memset(&st, 0, sizeof st);
 	gather(snap, node, &st);
+	textbuf_reset(&bufs->state);
+	state_text(snap, &st, &bufs->state);
+	ok = !too_large(&bufs->state, "dra node");
+	if (ok && own == NULL) {
+		snprintf(id, idsize, "shared/%016llx",
+			 (unsigned long long)hash_bytes(textbuf_str(&bufs->state), textbuf_len(&bufs->state)));
+		textbuf_reset(&bufs->key);
+		textbuf_printf(&bufs->key, "draNode %s", id);
+		if (decision_file_holds(f, textbuf_str(&bufs->key)))
+			goto out;
+	}
 	for (i = 0; i < st.n && ok; i++)
 		ok = put_object(f, bufs, DRA_KIND_SLICE, st.v[i]);
 	if (ok) {
-		textbuf_reset(b);
-		textbuf_adds(b, "{\"type\":\"draNode\",\"node\":");
-		textbuf_json_cstr(b, node);
-		textbuf_adds(b, ",\"version\":");
-		textbuf_json_cstr(b, version);
-		textbuf_adds(b, ",\"slices\":[");
-		for (i = 0; i < st.n; i++) {
-			textbuf_adds(b, i ? ",{\"name\":" : "{\"name\":");
-			textbuf_json_cstr(b, st.v[i]->name);
-			textbuf_adds(b, ",\"version\":");
-			textbuf_json_cstr(b, dra_object_version(st.v[i]));
-			textbuf_addc(b, '}');
-		}
-		textbuf_adds(b, "],\"allocated\":[");
-		/* Each pool once: its slices come together or not at all. */
-		for (i = 0; i < st.n; i++) {
-			const struct dra_slice *s = st.v[i];
-
-			for (k = 0; k < i && !same_pool(st.v[k], s->driver, s->pool); k++)
-				;
-			if (k < i)
-				continue;
-			for (k = alloc_lower(snap, s->driver, s->pool);
-			     k < snap->nallocated && same_pool(s, snap->allocated[k].driver, snap->allocated[k].pool);
-			     k++) {
-				textbuf_adds(b, first ? "{\"driver\":" : ",{\"driver\":");
-				textbuf_json_cstr(b, snap->allocated[k].driver);
-				textbuf_adds(b, ",\"pool\":");
-				textbuf_json_cstr(b, snap->allocated[k].pool);
-				textbuf_adds(b, ",\"device\":");
-				textbuf_json_cstr(b, snap->allocated[k].device);
-				textbuf_addc(b, '}');
-				first = false;
-			}
-		}
-		textbuf_adds(b, "]}");
-		ok = !too_large(b, "dra node");
+		textbuf_reset(&bufs->line);
+		textbuf_adds(&bufs->line, "{\"type\":\"draNode\",\"id\":");
+		textbuf_json_cstr(&bufs->line, id);
+		textbuf_addc(&bufs->line, ',');
+		textbuf_add(&bufs->line, textbuf_str(&bufs->state), textbuf_len(&bufs->state));
+		textbuf_addc(&bufs->line, '}');
+		ok = !too_large(&bufs->line, "dra node");
 	}
 	if (ok) {
-		/* The key was overwritten by the slices' keys. */
+		/* The slices' records used the key. */
 		textbuf_reset(&bufs->key);
-		textbuf_printf(&bufs->key, "draNode %s %s", node, version);
-		decision_file_support(f, textbuf_str(b), textbuf_len(b), textbuf_str(&bufs->key));
+		textbuf_printf(&bufs->key, "draNode %s", id);
+		decision_file_support(f, textbuf_str(&bufs->line), textbuf_len(&bufs->line),
+				      textbuf_str(&bufs->key));
 	}
+out:
 	strmap_clear(&st.seen);
 	free(st.v);
 	return ok;
@@ -344,7 +379,7 @@ bool decision_dra_put(struct decision_file *f, const struct decision_dra *d,
 		      const char *const *nodes, const bool *has_inventory, size_t n,
 		      struct decision_dra_bufs *bufs, struct textbuf *member)
 {
-	char version[24];
+	char id[DRA_NODE_ID_MAX];
 	size_t i;
 
 	for (i = 0; i < d->nobjects; i++)
@@ -366,20 +401,15 @@ bool decision_dra_put(struct decision_file *f, const struct decision_dra *d,
 	}
 	textbuf_adds(member, "],\"nodes\":[");
 	for (i = 0; i < n; i++) {
-		const struct dra_node_slices *ns = dra_snapshot_node(d->snap, nodes[i]);
-
 		if (i)
 			textbuf_addc(member, ',');
 		if (!has_inventory[i]) {
 			textbuf_adds(member, "\"\"");
 			continue;
 		}
-		/* dra_pod_node_version: the node's, else the snapshot's. */
-		snprintf(version, sizeof version, "%llu",
-			 (unsigned long long)(ns != NULL ? ns->version : d->snap->version));
-		if (!put_node(f, d->snap, nodes[i], version, bufs))
+		if (!put_node(f, d->snap, nodes[i], bufs, id, sizeof id))
 			return false;
-		textbuf_json_cstr(member, version);
+		textbuf_json_cstr(member, id);
 	}
 	textbuf_adds(member, "]}");
 	return true;

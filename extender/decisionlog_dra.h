@@ -6,19 +6,21 @@
  *   {"type":"draObject","kind":K,["namespace":NS,]"name":N,"version":V,"object":{...}}
  *     one ResourceSlice, DeviceClass, ResourceClaim or ResourceClaimTemplate
  *     per version (dra_encode.h);
- *   {"type":"draNode","node":N,"version":V,"slices":[{"name","version"}],
+ *   {"type":"draNode","id":ID,"slices":[{"name","version"}],
  *    "allocated":[{"driver","pool","device"}]}
- *     what the allocator's prediction reads for node N at its DRA version V
- *     (dra_store.h): the node's own slices, the slices without a node that
- *     reach it, every slice of their pools elsewhere when the node does not
- *     see the whole pool, and the devices allocated in those pools.
+ *     what the allocator's prediction reads on a node (dra_store.h): the
+ *     node's own slices, the slices without a node that reach it, every
+ *     slice of their pools elsewhere when the node does not see the whole
+ *     pool, and the devices allocated in those pools. ID is "<node>/<its
+ *     DRA version>" for a node with slices of its own, "shared/<hash of
+ *     the state>" for one without (such nodes share records).
  * The decision gets a "dra" member:
  *   {"alignment","unknownNUMA","allocatorOrder","pod":{the pod's claims},
  *    "objects":[{"kind",["namespace",]"name","version"}],"nodes":[V per node]}
  *     the DRA settings that decided, the pod's spec.resourceClaims and
  *     containers' claims (dra_pod_claims_to_json), the claims and templates
  *     as resolved, the classes they name and a slice that selects nodes by
- *     label; per candidate node its DRA version ("" without inventory). */
+ *     label; per candidate node its state's id ("" without inventory). */
 #ifndef EXTENDER_DECISIONLOG_DRA_H
 #define EXTENDER_DECISIONLOG_DRA_H
 
@@ -42,7 +44,7 @@ void decision_dra_free(struct decision_dra *d);
 
 /* Scratch buffers of the writer thread. */
 struct decision_dra_bufs {
-	struct textbuf line, key;
+	struct textbuf line, key, state;
 };
 
 /* Adds to the file the draObject and draNode records the decision needs

@@ -335,17 +335,9 @@ static int decision(struct replay *r, struct json_object *o, size_t lineno)
 	if (json_object_object_get_ex(o, "dra", &dra_member)) {
 		/* The pod's devices judged on what this decision read, under
 		 * the replay's DRA settings, else the logged ones. */
-		const char **names = xcalloc(n + 1, sizeof *names);
-		enum err e;
+		enum err e = replay_dra_begin(r->dra, dra_member, n, spec.namespace_, spec.name,
+					      r->override ? &r->override->dra_order : NULL, &dra, &msg);
 
-		for (i = 0; i < n; i++) {
-			names[i] = str(json_object_array_get_idx(nodes, i), "node");
-			if (names[i] == NULL)
-				names[i] = "";
-		}
-		e = replay_dra_begin(r->dra, dra_member, names, n, spec.namespace_, spec.name,
-				     r->override ? &r->override->dra_order : NULL, &dra, &msg);
-		free(names);
 		if (e != ERR_OK) {
 			fprintf(stderr, "numa-extender replay: line %zu: %s: decision not replayed\n", lineno,
 				msg.text);

@@ -22,7 +22,7 @@ struct kept_object {
 };
 
 struct kept_node {
-	char *key;                  /* "<node> <version>" */
+	char *key;                  /* its id */
 	char **slices;              /* keys of kept objects */
 	size_t nslices;
 	char **allocated;           /* driver, pool, device: 3 per device */
@@ -221,21 +221,19 @@ static enum err keep_object(struct replay_dra *rd, struct json_object *o, struct
 
 static enum err keep_node(struct replay_dra *rd, struct json_object *o, struct errmsg *msg)
 {
-	const char *node = str(o, "node"), *version = str(o, "version");
+	const char *id = str(o, "id");
 	struct json_object *slices = NULL, *alloc = NULL;
 	struct kept_node *n;
 	size_t i, len;
 
-	if (node == NULL || version == NULL || !json_object_object_get_ex(o, "slices", &slices) ||
+	if (id == NULL || id[0] == '\0' || !json_object_object_get_ex(o, "slices", &slices) ||
 	    !json_object_is_type(slices, json_type_array) ||
 	    !json_object_object_get_ex(o, "allocated", &alloc) || !json_object_is_type(alloc, json_type_array)) {
-		errmsg_set(msg, "draNode record without node, version, slices or allocated");
+		errmsg_set(msg, "draNode record without id, slices or allocated");
 		return ERR_INVALID;
 	}
 	n = xcalloc(1, sizeof *n);
-	len = strlen(node) + strlen(version) + 2;
-	n->key = xmalloc(len);
-	snprintf(n->key, len, "%s %s", node, version);
+	n->key = xstrdup(id);
 	n->slices = xcalloc(json_object_array_length(slices) + 1, sizeof *n->slices);
 	for (i = 0; i < json_object_array_length(slices); i++) {
 		struct json_object *e = json_object_array_get_idx(slices, i);
@@ -328,8 +326,7 @@ static enum err put(const struct replay_dra *rd, const char *key, struct strmap 
 	return ERR_OK;
 }
 
-static enum err fill(const struct replay_dra *rd, struct json_object *m, const char *const *names,
-		     size_t nnodes, struct dra_batch *b, struct replay_dra_decision *out,
+static enum err fill(const struct replay_dra *rd, struct json_object *m, size_t nnodes, struct dra_batch *b, struct replay_dra_decision *out,
 		     struct errmsg *msg)
 {
 	static const char *const alignments[] = { "require", "prefer", "off" };
@@ -381,26 +378,19 @@ static enum err fill(const struct replay_dra *rd, struct json_object *m, const c
 	for (i = 0; rc == ERR_OK && i < nnodes; i++) {
 		struct json_object *v = json_object_array_get_idx(nodes, i);
 		const struct kept_node *n;
-		const char *version;
-		char *key;
-		size_t len;
+		const char *id;
 
 		if (!json_object_is_type(v, json_type_string)) {
-			errmsg_set(msg, "dra member: nodes[%zu] is not a version", i);
+			errmsg_set(msg, "dra member: nodes[%zu] is not a node state's id", i);
 			rc = ERR_INVALID;
 			break;
 		}
-		version = json_object_get_string(v);
-		if (version[0] == '\0')
+		id = json_object_get_string(v);
+		if (id[0] == '\0')
 			continue; /* no inventory: not judged */
-		len = strlen(names[i]) + strlen(version) + 2;
-		key = xmalloc(len);
-		snprintf(key, len, "%s %s", names[i], version);
-		n = strmap_get(&rd->node_by_key, key);
-		if (n == NULL)
-			errmsg_set(msg, "the log holds no draNode %s", key);
-		free(key);
+		n = strmap_get(&rd->node_by_key, id);
 		if (n == NULL) {
+			errmsg_set(msg, "the log holds no draNode %s", id);
 			rc = ERR_INVALID;
 			break;
 		}
@@ -414,8 +404,7 @@ static enum err fill(const struct replay_dra *rd, struct json_object *m, const c
 	return rc;
 }
 
-enum err replay_dra_begin(const struct replay_dra *rd, struct json_object *member,
-			  const char *const *names, size_t nnodes, const char *ns, const char *name,
+enum err replay_dra_begin(const struct replay_dra *rd, struct json_object *member, size_t nnodes, const char *ns, const char *name,
 			  const enum config_dra_order *order_override, struct replay_dra_decision *out,
 			  struct errmsg *msg)
 {
@@ -431,7 +420,7 @@ enum err replay_dra_begin(const struct replay_dra *rd, struct json_object *membe
 		replay_dra_end(out);
 		return ERR_INVALID;
 	}
-	rc = fill(rd, member, names, nnodes, b, out, msg);
+	rc = fill(rd, member, nnodes, b, out, msg);
 	if (rc != ERR_OK) {
 		dra_batch_free(b);
 		replay_dra_end(out);

@@ -41,14 +41,13 @@ struct replay_dra_decision {
 };
 
 /* Rebuilds the state of member (the decision's "dra") for the pod ns/name
- * and a decision on nodes names[0..nnodes). order_override: the allocator order to
+ * and a decision on nnodes nodes. order_override: the allocator order to
  * judge with (the replay's configuration), or NULL: the logged one.
  * ERR_INVALID with msg when the member does not read or names a record
  * the log does not hold (out is clean then). */
-enum err replay_dra_begin(const struct replay_dra *rd, struct json_object *member,
-			  const char *const *names, size_t nnodes, const char *ns, const char *name,
-			  const enum config_dra_order *order_override, struct replay_dra_decision *out,
-			  struct errmsg *msg);
+enum err replay_dra_begin(const struct replay_dra *rd, struct json_object *member, size_t nnodes,
+			  const char *ns, const char *name, const enum config_dra_order *order_override,
+			  struct replay_dra_decision *out, struct errmsg *msg);
 void replay_dra_end(struct replay_dra_decision *d);
 
 #endif

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The decision log with DRA: serve (dra.enabled, DRA objects from
  * inventory.dra.dir, NRTs from tests/data/server/nrt) prioritizes a pod
- * with a GPU claim on two nodes, one where the free GPU sits on the NUMA
- * node of the pod's CPUs and one where it does not (the aligned GPU there
- * is held by another claim), and a pod without claims. The log carries the
+ * with a GPU claim on four nodes: one where the free GPU sits on the NUMA
+ * node of the pod's CPUs, one where it does not (the aligned GPU there is
+ * held by another claim), two without GPUs; and a pod without claims. The log carries the
  * DRA objects once each, the nodes' DRA state and the decision's "dra"
  * member; `replay` re-decides the same scores under the same config and
  * other ones under alignment off or another weight of the "dra" part; a
@@ -125,7 +125,7 @@ static const char gpu_pod[] =
 	"\"containers\":[{\"name\":\"train\",\"resources\":{"
 	"\"requests\":{\"cpu\":\"4\",\"memory\":\"1Gi\"},\"limits\":{\"cpu\":\"4\",\"memory\":\"1Gi\"},"
 	"\"claims\":[{\"name\":\"gpu\"}]}}]}},"
-	"\"NodeNames\":[\"worker-gpu-017\",\"worker-gpu-018\"]}";
+	"\"NodeNames\":[\"worker-gpu-017\",\"worker-gpu-018\",\"worker-gpu-019\",\"worker-gpu-020\"]}";
 
 static const char plain_pod[] =
 	"{\"Pod\":{\"metadata\":{\"name\":\"web-0\",\"namespace\":\"ml\",\"uid\":\"u-web-0\"},"
@@ -305,11 +305,13 @@ static void replay_redecides_dra(void **state)
 	lines = declog_read(log, why, sizeof why);
 	if (lines == NULL)
 		fail_msg("%s", why);
-	/* The class, both claims' objects the pod reads (its own), the two GPU
-	 * slices and the shared one: each once; a node state per node. */
+	/* The class, the pod's claim (not the one holding a GPU), the two GPU
+	 * slices and the shared one: each once. A state per node with slices
+	 * of its own; worker-gpu-019 and -020, which only the shared slice
+	 * reaches, share one. */
 	assert_int_equal(count_type(lines, "decision"), 2);
 	assert_int_equal(count_type(lines, "draObject"), 5);
-	assert_int_equal(count_type(lines, "draNode"), 2);
+	assert_int_equal(count_type(lines, "draNode"), 3);
 	json_object_put(lines);
 	line = decision_line(log, "train-0");
 	assert_non_null(strstr(line, ",\"dra\":{\"alignment\":\"prefer\""));
