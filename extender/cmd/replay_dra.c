@@ -16,7 +16,9 @@
 
 struct kept_object {
 	char *key;                  /* "<Kind> <ns>/<name> <version>" */
+	char *name_key;             /* "<Kind> <ns>/<name>" */
 	enum dra_kind kind;
+	char *ns, *name;            /* ns NULL for slices and classes */
 	char *version;
 	struct json_object *object; /* referenced */
 };
@@ -36,6 +38,12 @@ struct replay_dra {
 	struct kept_node **nodes;
 	size_t nnodes;
 	struct strmap node_by_key;
+	/* One store for every decision: each publishes the objects it reads
+	 * as complete lists, so only those that differ from the previous
+	 * decision's are decoded again. current: name_key -> the kept object
+	 * the store holds. */
+	struct dra_store *store;
+	struct strmap current;
 };
 
 struct replay_dra *replay_dra_new(void)
@@ -67,8 +75,13 @@ void replay_dra_free(struct replay_dra *rd)
 		return;
 	strmap_clear(&rd->by_key);
 	strmap_clear(&rd->node_by_key);
+	strmap_clear(&rd->current);
+	dra_store_free(rd->store);
 	for (i = 0; i < rd->nobjects; i++) {
 		free(rd->objects[i]->key);
+		free(rd->objects[i]->name_key);
+		free(rd->objects[i]->ns);
+		free(rd->objects[i]->name);
 		free(rd->objects[i]->version);
 		json_object_put(rd->objects[i]->object);
 		free(rd->objects[i]);
@@ -210,7 +223,11 @@ static enum err keep_object(struct replay_dra *rd, struct json_object *o, struct
 	}
 	k = xcalloc(1, sizeof *k);
 	k->key = key;
+	k->name_key = xstrdup(key);
+	*strrchr(k->name_key, ' ') = '\0';
 	k->kind = kind;
+	k->ns = kind == DRA_KIND_CLAIM || kind == DRA_KIND_TEMPLATE ? xstrdup(str(o, "namespace")) : NULL;
+	k->name = xstrdup(str(o, "name"));
 	k->version = xstrdup(str(o, "version"));
 	k->object = json_object_get(obj);
 	rd->objects = xreallocarray(rd->objects, rd->nobjects + 1, sizeof *rd->objects);
@@ -294,15 +311,11 @@ static bool pick(const char *text, const char *const *names, size_t n, int *out)
 	return false;
 }
 
-/* Puts kept object key in the batch, once per decision (seen). */
-static enum err put(const struct replay_dra *rd, const char *key, struct strmap *seen,
-		    struct dra_batch *b, struct errmsg *msg)
+/* Adds kept object key to the decision's list (once). */
+static enum err want(const struct replay_dra *rd, const char *key, struct strmap *seen,
+		     const struct kept_object ***list, size_t *n, struct errmsg *msg)
 {
 	const struct kept_object *k = strmap_get(&rd->by_key, key);
-	struct dra_slice slice;
-	struct dra_class cls;
-	struct dra_claim claim;
-	enum err rc;
 
 	if (k == NULL) {
 		errmsg_set(msg, "the log holds no draObject %s", key);
@@ -311,24 +324,60 @@ static enum err put(const struct replay_dra *rd, const char *key, struct strmap 
 	if (strmap_get(seen, k->key) != NULL)
 		return ERR_OK;
 	strmap_put(seen, k->key, (void *)(uintptr_t)k);
-	memset(&slice, 0, sizeof slice);
-	memset(&cls, 0, sizeof cls);
-	memset(&claim, 0, sizeof claim);
-	rc = decode_object(k->kind, k->object, &slice, &cls, &claim, msg);
-	if (rc != ERR_OK)
-		return ERR_INVALID;
-	if (k->kind == DRA_KIND_SLICE)
-		dra_batch_put_slice(b, &slice, k->version, "replay");
-	else if (k->kind == DRA_KIND_CLASS)
-		dra_batch_put_class(b, &cls, k->version, "replay");
-	else
-		dra_batch_put_claim(b, &claim, k->version, "replay");
+	*list = xreallocarray(*list, *n + 1, sizeof **list);
+	(*list)[(*n)++] = k;
 	return ERR_OK;
 }
 
-static enum err fill(const struct replay_dra *rd, struct json_object *m, size_t nnodes, struct dra_batch *b, struct replay_dra_decision *out,
-		     struct errmsg *msg)
+/* The store made to hold exactly list: what it holds already at the same
+ * version is kept, the rest decoded and put, anything else removed. */
+static enum err publish(struct replay_dra *rd, const struct kept_object *const *list, size_t n,
+			struct errmsg *msg)
 {
+	struct dra_batch *b = dra_batch_new();
+	size_t i;
+	int k;
+
+	for (i = 0; i < n; i++) {
+		const struct kept_object *o = list[i];
+		struct dra_slice slice;
+		struct dra_class cls;
+		struct dra_claim claim;
+
+		if (strmap_get(&rd->current, o->name_key) == o) {
+			dra_batch_keep(b, o->kind, o->ns, o->name);
+			continue;
+		}
+		memset(&slice, 0, sizeof slice);
+		memset(&cls, 0, sizeof cls);
+		memset(&claim, 0, sizeof claim);
+		if (decode_object(o->kind, o->object, &slice, &cls, &claim, msg) != ERR_OK) {
+			dra_batch_free(b);
+			return ERR_INVALID;
+		}
+		if (o->kind == DRA_KIND_SLICE)
+			dra_batch_put_slice(b, &slice, o->version, "replay");
+		else if (o->kind == DRA_KIND_CLASS)
+			dra_batch_put_class(b, &cls, o->version, "replay");
+		else
+			dra_batch_put_claim(b, &claim, o->version, "replay");
+	}
+	for (k = 0; k < DRA_KIND_COUNT; k++)
+		dra_batch_replace(b, (enum dra_kind)k);
+	if (rd->store == NULL)
+		rd->store = dra_store_new();
+	dra_store_publish(rd->store, b);
+	strmap_clear(&rd->current);
+	for (i = 0; i < n; i++)
+		strmap_put(&rd->current, list[i]->name_key, (void *)(uintptr_t)list[i]);
+	return ERR_OK;
+}
+
+static enum err fill(struct replay_dra *rd, struct json_object *m, size_t nnodes,
+		     struct replay_dra_decision *out, struct errmsg *msg)
+{
+	const struct kept_object **list = NULL;
+	size_t nlist = 0;
 	static const char *const alignments[] = { "require", "prefer", "off" };
 	static const char *const unknowns[] = { "allow", "deny" };
 	static const char *const orders[] = { "sorted", "unsorted" };
@@ -371,7 +420,7 @@ static enum err fill(const struct replay_dra *rd, struct json_object *m, size_t 
 			errmsg_set(msg, "dra member: objects[%zu] without kind, name, namespace or version", i);
 			rc = ERR_INVALID;
 		} else {
-			rc = put(rd, key, &seen, b, msg);
+			rc = want(rd, key, &seen, &list, &nlist, msg);
 		}
 		free(key);
 	}
@@ -395,40 +444,38 @@ static enum err fill(const struct replay_dra *rd, struct json_object *m, size_t 
 			break;
 		}
 		for (k = 0; rc == ERR_OK && k < n->nslices; k++)
-			rc = put(rd, n->slices[k], &seen, b, msg);
+			rc = want(rd, n->slices[k], &seen, &list, &nlist, msg);
 		for (k = 0; k < n->nallocated; k++)
 			dra_device_set_add(&out->allocated, n->allocated[3 * k], n->allocated[3 * k + 1],
 					   n->allocated[3 * k + 2]);
 	}
 	strmap_clear(&seen);
+	if (rc == ERR_OK)
+		rc = publish(rd, list, nlist, msg);
+	free(list);
 	return rc;
 }
 
-enum err replay_dra_begin(const struct replay_dra *rd, struct json_object *member, size_t nnodes, const char *ns, const char *name,
-			  const enum config_dra_order *order_override, struct replay_dra_decision *out,
-			  struct errmsg *msg)
+enum err replay_dra_begin(struct replay_dra *rd, struct json_object *member, size_t nnodes,
+			  const char *ns, const char *name, const enum config_dra_order *order_override,
+			  struct replay_dra_decision *out, struct errmsg *msg)
 {
-	struct dra_batch *b = dra_batch_new();
 	struct dra_pod_input in;
 	enum err rc;
 
 	memset(out, 0, sizeof *out);
 	dra_device_set_init(&out->allocated);
 	if (!json_object_is_type(member, json_type_object)) {
-		dra_batch_free(b);
 		errmsg_set(msg, "dra member is not an object");
 		replay_dra_end(out);
 		return ERR_INVALID;
 	}
-	rc = fill(rd, member, nnodes, b, out, msg);
+	rc = fill(rd, member, nnodes, out, msg);
 	if (rc != ERR_OK) {
-		dra_batch_free(b);
 		replay_dra_end(out);
 		return rc;
 	}
-	out->store = dra_store_new();
-	dra_store_publish(out->store, b);
-	out->snap = dra_store_acquire(out->store);
+	out->snap = dra_store_acquire(rd->store);
 	memset(&in, 0, sizeof in);
 	in.snap = out->snap;
 	in.claims = &out->claims;
@@ -450,7 +497,6 @@ void replay_dra_end(struct replay_dra_decision *d)
 	dra_pod_free(d->pod);
 	if (d->snap != NULL)
 		dra_snapshot_release(d->snap);
-	dra_store_free(d->store);
 	dra_pod_claims_cleanup(&d->claims);
 	dra_device_set_free(&d->allocated);
 	memset(d, 0, sizeof *d);

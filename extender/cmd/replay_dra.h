@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* replay's DRA side: the draObject and draNode records of a decision log
  * (extender/decisionlog_dra.h) kept as read, and for a decision with a
- * "dra" member a DRA store rebuilt of exactly what that decision read, the
+ * "dra" member a DRA store holding exactly what that decision read, the
  * pod's claims resolved in it, so that decide judges the pod's devices as
  * serve did. A record or member that does not read is an error message
  * for the caller to report; the rest of the log replays on. */
@@ -33,8 +33,7 @@ struct replay_dra_decision {
 	enum config_dra_alignment alignment;     /* as logged */
 	enum config_dra_unknown_numa unknown_numa;
 	enum config_dra_order order;
-	struct dra_store *store;
-	const struct dra_snapshot *snap;
+	const struct dra_snapshot *snap;      /* of the replay's one store */
 	struct dra_pod_claims claims;
 	struct dra_device_set allocated;        /* the nodes' allocated devices */
 	struct dra_pod *pod;                    /* judged with order */
@@ -45,7 +44,7 @@ struct replay_dra_decision {
  * judge with (the replay's configuration), or NULL: the logged one.
  * ERR_INVALID with msg when the member does not read or names a record
  * the log does not hold (out is clean then). */
-enum err replay_dra_begin(const struct replay_dra *rd, struct json_object *member, size_t nnodes,
+enum err replay_dra_begin(struct replay_dra *rd, struct json_object *member, size_t nnodes,
 			  const char *ns, const char *name, const enum config_dra_order *order_override,
 			  struct replay_dra_decision *out, struct errmsg *msg);
 void replay_dra_end(struct replay_dra_decision *d);
