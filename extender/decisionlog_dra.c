@@ -108,11 +108,6 @@ static bool too_large(struct textbuf *b, const char *what)
 	return true;
 }
 
-static const char *kind_name(enum dra_kind k)
-{
-	return dra_kind_name(k);
-}
-
 static const char *object_ns(enum dra_kind k, const void *obj)
 {
 	return k == DRA_KIND_CLAIM || k == DRA_KIND_TEMPLATE ? ((const struct dra_claim *)obj)->namespace_
@@ -137,7 +132,7 @@ static void add_ref(struct textbuf *b, enum dra_kind k, const void *obj)
 	const char *ns = object_ns(k, obj);
 
 	textbuf_adds(b, "\"kind\":");
-	textbuf_json_cstr(b, kind_name(k));
+	textbuf_json_cstr(b, dra_kind_name(k));
 	if (ns != NULL) {
 		textbuf_adds(b, ",\"namespace\":");
 		textbuf_json_cstr(b, ns);
@@ -156,7 +151,7 @@ static bool put_object(struct decision_file *f, struct decision_dra_bufs *bufs, 
 	char *json;
 
 	textbuf_reset(&bufs->key);
-	textbuf_printf(&bufs->key, "dra %s %s/%s %s", kind_name(k), ns ? ns : "", object_name(k, obj),
+	textbuf_printf(&bufs->key, "dra %s %s/%s %s", dra_kind_name(k), ns ? ns : "", object_name(k, obj),
 		       dra_object_version(obj));
 	if (too_large(&bufs->key, "dra object"))
 		return false;
