@@ -59,12 +59,19 @@ static struct json_object *qualified(const char *domain, const char *name)
 	return o;
 }
 
-/* The same, as a member key of o. */
-static void add_qualified(struct json_object *o, const char *domain, const char *name,
-			  struct json_object *v)
+/* The same, as a member key of o; a name of the driver's own domain
+ * unqualified, as the decoder reads it (a driver name may be one the
+ * decoder would not take as a domain). */
+static void add_qualified(struct json_object *o, const char *driver, const char *domain,
+			  const char *name, struct json_object *v)
 {
-	struct json_object *key = qualified(domain, name);
+	struct json_object *key;
 
+	if (driver != NULL && domain != NULL && strcmp(driver, domain) == 0) {
+		add(o, name != NULL ? name : "", v);
+		return;
+	}
+	key = qualified(domain, name);
 	add(o, json_object_get_string(key), v);
 	json_object_put(key);
 }
@@ -170,7 +177,7 @@ static struct json_object *attribute(const struct dra_attribute *a)
 	return o;
 }
 
-static struct json_object *device(const struct dra_device *d, bool per_device)
+static struct json_object *device(const struct dra_device *d, const char *driver, bool per_device)
 {
 	struct json_object *o = json_object_new_object();
 	char text[QUANTITY_FORMAT_MAX];
@@ -181,7 +188,7 @@ static struct json_object *device(const struct dra_device *d, bool per_device)
 		struct json_object *attrs = json_object_new_object();
 
 		for (i = 0; i < d->nattributes; i++)
-			add_qualified(attrs, d->attributes[i].domain, d->attributes[i].name,
+			add_qualified(attrs, driver, d->attributes[i].domain, d->attributes[i].name,
 				      attribute(&d->attributes[i]));
 		add(o, "attributes", attrs);
 	}
@@ -193,7 +200,7 @@ static struct json_object *device(const struct dra_device *d, bool per_device)
 
 			quantity_format(&d->capacity[i].value, text);
 			add(c, "value", str(text));
-			add_qualified(caps, d->capacity[i].domain, d->capacity[i].name, c);
+			add_qualified(caps, driver, d->capacity[i].domain, d->capacity[i].name, c);
 		}
 		add(o, "capacity", caps);
 	}
@@ -238,7 +245,7 @@ char *dra_slice_to_json(const struct dra_slice *s)
 		struct json_object *devs = json_object_new_array();
 
 		for (i = 0; i < s->ndevices; i++)
-			json_object_array_add(devs, device(&s->devices[i], s->selection == DRA_PER_DEVICE));
+			json_object_array_add(devs, device(&s->devices[i], s->driver, s->selection == DRA_PER_DEVICE));
 		add(spec, "devices", devs);
 	}
 	if (s->shared_counters)

@@ -5,8 +5,10 @@
  * into a flag (a device's consumesCounters, a request's tolerations) comes
  * back as one placeholder element, enough to set the flag again; a
  * claim's allocated node as the nodeSelector the scheduler writes
- * (matchFields metadata.name In [node]). Qualified names are written whole
- * ("gpu.nvidia.com/index"), quantities in quantity_format's exact text.
+ * (matchFields metadata.name In [node]). Attribute and capacity names of
+ * the slice's driver's domain are written unqualified ("index"), others
+ * whole ("resource.kubernetes.io/numaNode"); quantities in
+ * quantity_format's exact text.
  * New strings, compact, no trailing newline; thread-safe. */
 #ifndef EXTENDER_DRA_ENCODE_H
 #define EXTENDER_DRA_ENCODE_H

@@ -2,7 +2,8 @@
 /* The DRA encoders (extender/codec/dra_encode.h) against the decoders:
  * every object of tests/data/dra, objects of the shapes the fixtures lack
  * (per-device selection, node selectors, taints, counters, binding
- * conditions, an allocation with admin access and a share id) and a pod's
+ * conditions, an allocation with admin access and a share id, a driver
+ * name the decoder would not take as an attribute domain) and a pod's
  * claims, each encoded, decoded again and compared field by field with
  * the original, then encoded again to the same text. Run from the
  * repository root. */
@@ -309,7 +310,7 @@ static const char shapes[] =
 	"kind: ResourceSlice\n"
 	"metadata: {name: labelled}\n"
 	"spec:\n"
-	"  driver: net.example.com\n"
+	"  driver: net.Example.com\n"
 	"  pool: {name: rack-1, generation: 0, resourceSliceCount: 1}\n"
 	"  nodeSelector:\n"
 	"    nodeSelectorTerms:\n"
