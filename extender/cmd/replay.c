@@ -46,6 +46,7 @@ struct replay {
 	struct logged_inventory *inventories;
 	size_t ninventories;
 	struct settings *override;   /* --config, or NULL */
+	bool override_no_dra;        /* --config without dra.enabled: serve judges no DRA */
 	/* The scheduler of the top node: its configuration, and the pod's
 	 * profile with the filters off and every node scored (the logged
 	 * nodes are the ones kube-scheduler found feasible). */
@@ -356,7 +357,8 @@ static int decision(struct replay *r, struct json_object *o, size_t lineno)
 			use = &dra_settings;
 			in.settings = use;
 		}
-		in.dra = use->dra_alignment != CONFIG_DRA_OFF ? dra.pod : NULL;
+		in.dra = use->dra_alignment != CONFIG_DRA_OFF && !(r->override && r->override_no_dra)
+				 ? dra.pod : NULL;
 	}
 	json_object_object_get_ex(o, "seq", &seq);
 	changes = json_object_new_array();
@@ -700,8 +702,10 @@ int replay_main(int argc, char **argv)
 			config_cleanup(&cfg);
 			return 2;
 		}
-		if (config_path)
+		if (config_path) {
 			r.override = settings_new(&cfg);
+			r.override_no_dra = !cfg.dra_enabled;
+		}
 		if (sim_setup_load(&r.setup, sched_path, cfg.url_prefix, version, &msg) != ERR_OK) {
 			fprintf(stderr, "numa-extender replay: %s\n", msg.text);
 			config_cleanup(&cfg);

@@ -340,6 +340,12 @@ static void replay_redecides_dra(void **state)
 	assert_true(replayed_score(out, "worker-gpu-017") > s17);
 	assert_non_null(strstr(out, "\"identical\":1"));
 	free(out);
+	/* DRA not enabled: as alignment off. */
+	snprintf(cfg, sizeof cfg, "%s/nodra.yaml", dir);
+	write_config(cfg, 1, NULL, NULL, 0);
+	assert_int_equal(replay(log, cfg, &out), 1);
+	assert_true(replayed_score(out, "worker-gpu-017") > s17);
+	free(out);
 	/* A heavier "dra" part: worker-gpu-017 scores lower still. */
 	snprintf(cfg, sizeof cfg, "%s/heavy.yaml", dir);
 	write_config(cfg, 1, NULL, "{enabled: true, alignment: prefer}", 8);
