@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "extender/decisionlog_dra.h"
 #include "extender/decisionlog_file.h"
 #include "extender/log.h"
 #include "extender/metrics.h"
@@ -34,12 +35,14 @@ struct decision_record {
 	struct record_node *nodes;
 	size_t n, cap;
 	bool failed;                  /* a node's entry passed the ceiling */
+	struct decision_dra *dra;     /* the DRA state judged, or NULL */
 	char time[40];
 };
 
 struct decision_log {
 	struct decision_file *file;   /* the writer thread's */
 	struct textbuf rest, line, key;  /* the writer thread's, reused */
+	struct decision_dra_bufs dra;
 	struct decision_record **queue;
 	size_t qcap, qhead, qlen;
 	pthread_mutex_t lock;
@@ -156,12 +159,20 @@ void decision_record_node(struct decision_record *r, const char *name, const str
 	n->line = textbuf_take(&b, NULL);
 }
 
+void decision_record_dra(struct decision_record *r, const struct dra_snapshot *snap,
+			 const struct dra_pod *pod, const struct dra_pod_claims *claims)
+{
+	if (r->dra == NULL && snap != NULL && pod != NULL)
+		r->dra = decision_dra_new(snap, pod, claims, r->settings);
+}
+
 static void record_free(struct decision_record *r)
 {
 	size_t i;
 
 	if (r == NULL)
 		return;
+	decision_dra_free(r->dra);
 	for (i = 0; i < r->n; i++) {
 		free(r->nodes[i].name);
 		free(r->nodes[i].line);
@@ -235,6 +246,24 @@ static bool put_inventory(struct decision_log *l, const struct record_node *n)
 	return true;
 }
 
+/* The DRA records of r's decision and its "dra" member. */
+static bool put_dra(struct decision_log *l, const struct decision_record *r)
+{
+	const char **names = xcalloc(r->n + 1, sizeof *names);
+	bool *judged = xcalloc(r->n + 1, sizeof *judged);
+	size_t i;
+	bool ok;
+
+	for (i = 0; i < r->n; i++) {
+		names[i] = r->nodes[i].name;
+		judged[i] = r->nodes[i].sn != NULL;
+	}
+	ok = decision_dra_put(l->file, r->dra, names, judged, r->n, &l->dra, &l->rest);
+	free(names);
+	free(judged);
+	return ok && !too_large(&l->rest, "decision");
+}
+
 /* One record into the file's batch, a decision after the config and
  * inventory records it needs that the file does not hold yet. The file
  * writes each record's "type" and "seq" (it numbers records as it takes
@@ -277,7 +306,7 @@ static void write_record(struct decision_log *l, struct decision_record *r)
 			textbuf_addc(b, ',');
 		textbuf_adds(b, r->nodes[i].line);
 	}
-	textbuf_adds(b, "]}");
+	textbuf_addc(b, ']');
 	/* A decision goes with what it refers to or not at all: one that
 	 * replay could not re-judge is dropped. The batch carries them
 	 * together, so they reach the file together or not at all. */
@@ -286,6 +315,11 @@ static void write_record(struct decision_log *l, struct decision_record *r)
 	for (i = 0; i < r->n; i++)
 		if (r->nodes[i].sn && r->nodes[i].sn->raw && !put_inventory(l, &r->nodes[i]))
 			return;
+	if (r->dra != NULL && !put_dra(l, r))
+		return;
+	textbuf_addc(b, '}');
+	if (too_large(b, "decision"))
+		return;
 	decision_file_record(l->file, "decision", textbuf_str(b), textbuf_len(b), r->time);
 }
 
@@ -324,6 +358,9 @@ static void *writer(void *arg)
 		trim(&l->rest);
 		trim(&l->line);
 		trim(&l->key);
+		trim(&l->dra.line);
+		trim(&l->dra.key);
+		trim(&l->dra.state);
 		if (last)
 			decision_file_flush(l->file);
 		pthread_mutex_lock(&l->lock);
@@ -348,6 +385,9 @@ enum err decision_log_open(const char *path, int64_t max_bytes, int64_t max_file
 	textbuf_init(&l->rest, LINE_MAX_BYTES);
 	textbuf_init(&l->line, LINE_MAX_BYTES);
 	textbuf_init(&l->key, LINE_MAX_BYTES);
+	textbuf_init(&l->dra.line, LINE_MAX_BYTES);
+	textbuf_init(&l->dra.key, LINE_MAX_BYTES);
+	textbuf_init(&l->dra.state, LINE_MAX_BYTES);
 	l->qcap = (size_t)queue;
 	l->queue = xcalloc(l->qcap, sizeof *l->queue);
 	pthread_mutex_init(&l->lock, NULL);
@@ -397,6 +437,9 @@ void decision_log_close(struct decision_log *l)
 	textbuf_free(&l->rest);
 	textbuf_free(&l->line);
 	textbuf_free(&l->key);
+	textbuf_free(&l->dra.line);
+	textbuf_free(&l->dra.key);
+	textbuf_free(&l->dra.state);
 	free(l->queue);
 	pthread_mutex_destroy(&l->lock);
 	pthread_cond_destroy(&l->more);

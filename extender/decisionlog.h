@@ -7,6 +7,8 @@
  *   {"type":"decision","seq":S,"time":T,"verb":"filter"|"prioritize","pod":{Pod},
  *    "config":D,"nodes":[{"node","version","verdict","reason","numaNodes","score","parts"}]}
  *   {"type":"lost","seq":S,"time":T,"records":N,"since":T0,"error":E}
+ * a decision whose pod's DRA claims were judged has a "dra" member and
+ * draObject and draNode records before it (decisionlog_dra.h),
  * and records of other kinds (decision_log_event) with a type, seq and time.
  * Each config and inventory version is written once per file, before the
  * first decision that uses it, so every file alone is enough to replay.
@@ -51,6 +53,16 @@ struct decision_record *decision_record_new(const char *verb, const char *pod_js
 void decision_record_node(struct decision_record *r, const char *name, const struct store_node *sn,
 			  const char *verdict, const char *reason, uint64_t numa_ids, int64_t score,
 			  const char *parts_json);
+/* The DRA state the record's pod was judged on (decisionlog_dra.h): its
+ * claims as resolved in snap and what each node's prediction reads there,
+ * written with the decision so replay re-decides it the same way. Only for
+ * a pod whose claims were judged (dra_pod_new gave pod): records without it
+ * are as they were before DRA. snap is referenced, pod and claims read now. */
+struct dra_snapshot;
+struct dra_pod;
+struct dra_pod_claims;
+void decision_record_dra(struct decision_record *r, const struct dra_snapshot *snap,
+			 const struct dra_pod *pod, const struct dra_pod_claims *claims);
 /* Hands the record to the writer (or drops it when the queue is full). */
 void decision_log_submit(struct decision_log *log, struct decision_record *r);
 

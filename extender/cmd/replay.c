@@ -23,6 +23,7 @@
 #include "extender/decide/settings.h"
 #include "extender/decisionlog.h"
 #include "extender/file_read.h"
+#include "extender/cmd/replay_dra.h"
 #include "extender/cmd/sim_cluster.h"
 #include "base/xalloc.h"
 #include "scheduler/cycle.h"
@@ -45,6 +46,7 @@ struct replay {
 	struct logged_inventory *inventories;
 	size_t ninventories;
 	struct settings *override;   /* --config, or NULL */
+	bool override_no_dra;        /* --config without dra.enabled: serve judges no DRA */
 	/* The scheduler of the top node: its configuration, and the pod's
 	 * profile with the filters off and every node scored (the logged
 	 * nodes are the ones kube-scheduler found feasible). */
@@ -60,6 +62,10 @@ struct replay {
 	/* Records the writer could not write, as its "lost" markers count
 	 * them (the file is whole around them). */
 	uint64_t lost;
+	/* The DRA records read, and those that did not read; the decisions
+	 * whose DRA state the log does not hold whole (not replayed). */
+	struct replay_dra *dra;
+	size_t dra_damaged, dra_skipped;
 };
 
 static const char *str(struct json_object *o, const char *key)
@@ -290,6 +296,9 @@ static int decision(struct replay *r, struct json_object *o, size_t lineno)
 	struct doc *d = NULL;
 	struct errmsg msg;
 	struct decide_input in;
+	struct replay_dra_decision dra;
+	struct json_object *dra_member = NULL;
+	struct settings dra_settings;
 	size_t i, n;
 
 	if (!verb || !digest || !json_object_object_get_ex(o, "pod", &pod) ||
@@ -315,6 +324,7 @@ static int decision(struct replay *r, struct json_object *o, size_t lineno)
 		return damaged(lineno, msg.text);
 	}
 	doc_free(d);
+	n = json_object_array_length(nodes);
 	/* Replay judges afresh: the same decide as serve, without its cache. */
 	in.demand = demand;
 	in.settings = use;
@@ -322,9 +332,36 @@ static int decision(struct replay *r, struct json_object *o, size_t lineno)
 	in.demand_fresh = false;
 	in.flags = 0;
 	in.dra = NULL;
+	memset(&dra, 0, sizeof dra);
+	if (json_object_object_get_ex(o, "dra", &dra_member)) {
+		/* The pod's devices judged on what this decision read, under
+		 * the replay's DRA settings, else the logged ones. */
+		enum err e = replay_dra_begin(r->dra, dra_member, n, spec.namespace_, spec.name,
+					      r->override ? &r->override->dra_order : NULL, &dra, &msg);
+
+		if (e != ERR_OK) {
+			fprintf(stderr, "numa-extender replay: line %zu: %s: decision not replayed\n", lineno,
+				msg.text);
+			r->dra_skipped++;
+			pod_demand_free(demand);
+			pod_spec_cleanup(&spec);
+			json_object_put(tied_before);
+			json_object_put(tied_after);
+			return 0;
+		}
+		if (r->override == NULL) {
+			dra_settings = *logged;
+			dra_settings.dra_alignment = dra.alignment;
+			dra_settings.dra_unknown_numa = dra.unknown_numa;
+			dra_settings.dra_order = dra.order;
+			use = &dra_settings;
+			in.settings = use;
+		}
+		in.dra = use->dra_alignment != CONFIG_DRA_OFF && !(r->override && r->override_no_dra)
+				 ? dra.pod : NULL;
+	}
 	json_object_object_get_ex(o, "seq", &seq);
 	changes = json_object_new_array();
-	n = json_object_array_length(nodes);
 	call_nodes_init(&cn, n);
 	for (i = 0; i < n; i++) {
 		struct json_object *e = json_object_array_get_idx(nodes, i), *sc = NULL;
@@ -340,6 +377,7 @@ static int decision(struct replay *r, struct json_object *o, size_t lineno)
 			json_object_put(tied_before);
 			json_object_put(tied_after);
 			call_nodes_cleanup(&cn);
+			replay_dra_end(&dra);
 			pod_demand_free(demand);
 			pod_spec_cleanup(&spec);
 			return damaged(lineno, "node entry without node, version, verdict or score");
@@ -352,6 +390,7 @@ static int decision(struct replay *r, struct json_object *o, size_t lineno)
 				json_object_put(tied_before);
 				json_object_put(tied_after);
 				call_nodes_cleanup(&cn);
+				replay_dra_end(&dra);
 				pod_demand_free(demand);
 				pod_spec_cleanup(&spec);
 				return damaged(lineno, "decision refers to an inventory version the log does not hold");
@@ -419,6 +458,7 @@ static int decision(struct replay *r, struct json_object *o, size_t lineno)
 		json_object_array_add(r->report, call);
 	}
 	call_nodes_cleanup(&cn);
+	replay_dra_end(&dra);
 	pod_demand_free(demand);
 	pod_spec_cleanup(&spec);
 	return 0;
@@ -473,6 +513,15 @@ static int record(struct replay *r, const char *line, size_t len, size_t lineno)
 		}
 		doc_free(d);
 		nrt_object_cleanup(&nrt);
+	} else if (strcmp(type, "draObject") == 0 || strcmp(type, "draNode") == 0) {
+		struct errmsg msg;
+
+		/* A damaged DRA record costs the decisions that read it, which
+		 * say so; the rest replays. */
+		if (replay_dra_record(r->dra, type, o, &msg) != ERR_OK) {
+			fprintf(stderr, "numa-extender replay: line %zu: %s\n", lineno, msg.text);
+			r->dra_damaged++;
+		}
 	} else if (strcmp(type, "decision") == 0) {
 		rc = decision(r, o, lineno);
 	} else if (strcmp(type, "kubeletRejection") == 0) {
@@ -509,6 +558,10 @@ static void print_text(struct replay *r)
 	if (r->lost)
 		printf("%llu record%s lost (decision log writes failed)\n", (unsigned long long)r->lost,
 		       r->lost == 1 ? "" : "s");
+	if (r->dra_damaged || r->dra_skipped)
+		printf("%zu damaged DRA record%s; %zu decision%s not replayed (their DRA state is not whole)\n",
+		       r->dra_damaged, r->dra_damaged == 1 ? "" : "s", r->dra_skipped,
+		       r->dra_skipped == 1 ? "" : "s");
 	for (i = 0; i < json_object_array_length(r->report); i++) {
 		struct json_object *c = json_object_array_get_idx(r->report, i), *ch = NULL, *v = NULL;
 		const char *tb = str(c, "topBefore"), *ta = str(c, "topAfter");
@@ -568,6 +621,7 @@ static void replay_cleanup(struct replay *r)
 	}
 	free(r->inventories);
 	settings_unref(r->override);
+	replay_dra_free(r->dra);
 	sim_setup_cleanup(&r->setup);
 	json_object_put(r->report);
 	json_object_put(r->rejections);
@@ -648,8 +702,10 @@ int replay_main(int argc, char **argv)
 			config_cleanup(&cfg);
 			return 2;
 		}
-		if (config_path)
+		if (config_path) {
 			r.override = settings_new(&cfg);
+			r.override_no_dra = !cfg.dra_enabled;
+		}
 		if (sim_setup_load(&r.setup, sched_path, cfg.url_prefix, version, &msg) != ERR_OK) {
 			fprintf(stderr, "numa-extender replay: %s\n", msg.text);
 			config_cleanup(&cfg);
@@ -673,6 +729,7 @@ int replay_main(int argc, char **argv)
 	}
 	r.report = json_object_new_array();
 	r.rejections = json_object_new_array();
+	r.dra = replay_dra_new();
 	for (;;) {
 		enum err e = file_lines_next(f, &line, &len, &lineno, &why);
 
@@ -706,6 +763,10 @@ int replay_main(int argc, char **argv)
 			json_object_object_add(out, "calls", json_object_new_int64((int64_t)r.calls));
 			json_object_object_add(out, "identical", json_object_new_int64((int64_t)r.identical));
 			json_object_object_add(out, "lost", json_object_new_uint64(r.lost));
+			if (r.dra_damaged || r.dra_skipped) {
+				json_object_object_add(out, "draDamaged", json_object_new_int64((int64_t)r.dra_damaged));
+				json_object_object_add(out, "notReplayed", json_object_new_int64((int64_t)r.dra_skipped));
+			}
 			json_object_object_add(out, "changed", json_object_get(r.report));
 			json_object_object_add(out, "kubeletRejections", json_object_get(r.rejections));
 			printf("%s\n", json_object_to_json_string_ext(out, JSON_C_TO_STRING_PRETTY |

@@ -222,6 +222,11 @@ size_t dra_pod_claims_resolved(const struct dra_pod *p, const struct dra_pod_cla
 	return p->pc->nclaims;
 }
 
+const char *dra_pod_label_slice(const struct dra_pod *p)
+{
+	return p->label_slice;
+}
+
 /* ---- one node ------------------------------------------------------------ */
 
 static bool in_use(const void *ctx, const char *driver, const char *pool, const char *device)

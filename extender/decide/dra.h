@@ -101,6 +101,11 @@ uint64_t dra_pod_cache_id(const struct dra_pod *p, const char *node, uint64_t sn
 size_t dra_pod_claims_resolved(const struct dra_pod *p, const struct dra_pod_claim **pod_claims,
 			       const struct dra_claim *const **claims);
 
+/* The name of the slice without a node that selects nodes by label, which
+ * makes every node unpredictable while node labels are unknown; NULL when
+ * there is none (or labels are known). Borrowed from the snapshot. */
+const char *dra_pod_label_slice(const struct dra_pod *p);
+
 enum dra_judge_flags {
 	/* For a misaligned verdict, whether devices that match exist on the
 	 * affinity's NUMA nodes at all (dra_align_reach): unresolvable when

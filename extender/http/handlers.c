@@ -289,6 +289,8 @@ void handle_filter(const struct handler_ctx *h, const char *body, size_t len, st
 	in.settings = settings;
 	in.dra = dra.pod;
 	in.demand_id = demand_id_of(demand, dra.pod, &in.demand_fresh);
+	if (record && dra.pod != NULL)
+		decision_record_dra(record, dra.snap, dra.pod, &args.dra);
 	/* Debug logging wants the judge's long message: always judged. */
 	in.flags = (stale ? DECIDE_STALE : 0) | (debug ? DECIDE_DETAIL : 0);
 	nodes_of(set, &args, &sns, &invs, &ids);
@@ -403,6 +405,8 @@ void handle_prioritize(const struct handler_ctx *h, const char *body, size_t len
 		free(pod_json);
 		in.flags = DECIDE_PARTS;
 	}
+	if (record && dra.pod != NULL)
+		decision_record_dra(record, dra.snap, dra.pod, &args.dra);
 	if (record) {
 		/* Serial: each node's score parts (struct decision) go to the log. */
 		for (i = 0; i < args.nnames; i++) {

@@ -154,6 +154,14 @@ const struct dra_snapshot *dra_store_acquire(struct dra_store *s)
 	return &snap->pub;
 }
 
+const struct dra_snapshot *dra_snapshot_ref(const struct dra_snapshot *snap)
+{
+	struct dra_snap *in = (struct dra_snap *)(uintptr_t)snap;
+
+	atomic_fetch_add_explicit(&in->refs, 1, memory_order_relaxed);
+	return snap;
+}
+
 void dra_snapshot_release(const struct dra_snapshot *snap)
 {
 	if (snap != NULL)

@@ -88,6 +88,9 @@ void dra_store_free(struct dra_store *s);
 /* The current snapshot, referenced; never NULL (an empty one at first). */
 const struct dra_snapshot *dra_store_acquire(struct dra_store *s);
 void dra_snapshot_release(const struct dra_snapshot *snap);
+/* One more reference to a snapshot the caller holds (a record that
+ * outlives the request); release it as any other. */
+const struct dra_snapshot *dra_snapshot_ref(const struct dra_snapshot *snap);
 
 /* Lookups, borrowed while the snapshot is held; NULL when absent. */
 const struct dra_node_slices *dra_snapshot_node(const struct dra_snapshot *snap, const char *node);
