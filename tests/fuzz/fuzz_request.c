@@ -5,9 +5,12 @@
  * bind talking to a fake API server on loopback that holds a few unbound
  * pods. The first byte picks the verb (modulo 4); the rest is the body. A fixed
  * inventory of four nodes (2 and 4 NUMA, every policy) arrives through the
- * NRT source's watch handling. Invariants: every reply has a status and a
- * body; 200 replies to filter, bind and preempt are JSON objects, to prioritize a
- * JSON array. */
+ * NRT source's watch handling; a DRA inventory (two GPUs a node, one per
+ * NUMA node, one of them allocated; a class, a claim and a template in
+ * namespace default) is on, under dra.alignment: require, with bind's
+ * vetoes, so pods that reference claims are judged against devices.
+ * Invariants: every reply has a status and a body; 200 replies to filter,
+ * bind and preempt are JSON objects, to prioritize a JSON array. */
 #include <json-c/json.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,7 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "extender/codec/dra_decode.h"
 #include "extender/config.h"
+#include "extender/decide/dra_veto.h"
 #include "extender/decisionlog.h"
 #include "extender/http/handlers.h"
 #include "extender/kube/binder.h"
@@ -56,8 +61,59 @@ static const char unbound_pod[] =
 	"\"requests\":{\"cpu\":\"2\",\"memory\":\"1Gi\",\"nvidia.com/gpu\":\"1\"}}}]},"
 	"\"status\":{\"phase\":\"Pending\"}}";
 
+#define SLICE(node)                                                                             \
+	"{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":"   \
+	"\"" node "-gpu\"},\"spec\":{\"driver\":\"gpu.example.com\",\"nodeName\":\"" node "\","        \
+	"\"pool\":{\"name\":\"" node "\",\"generation\":1,\"resourceSliceCount\":1},\"devices\":["      \
+	"{\"name\":\"gpu-0\",\"attributes\":{\"model\":{\"string\":\"a\"},"                            \
+	"\"resource.kubernetes.io/numaNode\":{\"int\":0}}},"                                            \
+	"{\"name\":\"gpu-1\",\"attributes\":{\"model\":{\"string\":\"a\"},"                            \
+	"\"resource.kubernetes.io/numaNode\":{\"int\":1}}}]}},"
+
+static const char dra_objects[] =
+	"{\"kind\":\"List\",\"items\":[" SLICE("w1") SLICE("w2") SLICE("w3") SLICE("w4")
+	"{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\",\"metadata\":{\"name\":"
+	"\"gpu\"},\"spec\":{\"selectors\":[{\"cel\":{\"expression\":"
+	"\"device.driver == 'gpu.example.com' && device.attributes['gpu.example.com'].model == 'a'\"}}]}},"
+	"{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":"
+	"\"gpu\",\"namespace\":\"default\"},\"spec\":{\"devices\":{\"requests\":[{\"name\":\"g\","
+	"\"exactly\":{\"deviceClassName\":\"gpu\"}}]}}},"
+	"{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":"
+	"\"held\",\"namespace\":\"default\"},\"spec\":{\"devices\":{\"requests\":[{\"name\":\"g\","
+	"\"exactly\":{\"deviceClassName\":\"gpu\"}}]}},\"status\":{\"allocation\":{\"devices\":"
+	"{\"results\":[{\"request\":\"g\",\"driver\":\"gpu.example.com\",\"pool\":\"w1\","
+	"\"device\":\"gpu-0\"}]}}}},"
+	"{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaimTemplate\",\"metadata\":"
+	"{\"name\":\"one-gpu\",\"namespace\":\"default\"},\"spec\":{\"spec\":{\"devices\":"
+	"{\"requests\":[{\"name\":\"g\",\"exactly\":{\"deviceClassName\":\"gpu\"}}]}}}}]}";
+
 static struct handler_ctx ctx;
 static struct fake_apiserver *api;
+
+static struct dra_store *dra_inventory(void)
+{
+	struct dra_store *s = dra_store_new();
+	struct dra_batch *b = dra_batch_new();
+	struct dra_objects o;
+	struct errmsg msg;
+	size_t i;
+
+	memset(&o, 0, sizeof o);
+	if (dra_objects_decode(dra_objects, sizeof dra_objects - 1, "fuzz", &o, &msg) != ERR_OK || o.nbad)
+		abort();
+	for (i = 0; i < o.nslices; i++)
+		dra_batch_put_slice(b, &o.slices[i], "1", "fuzz");
+	for (i = 0; i < o.nclasses; i++)
+		dra_batch_put_class(b, &o.classes[i], "1", "fuzz");
+	for (i = 0; i < o.nclaims; i++)
+		dra_batch_put_claim(b, &o.claims[i], "1", "fuzz");
+	for (i = 0; i < o.ntemplates; i++)
+		dra_batch_put_claim(b, &o.templates[i], "1", "fuzz");
+	dra_objects_cleanup(&o);
+	dra_store_publish(s, b);
+	dra_store_set_ready(s, true);
+	return s;
+}
 
 static void put_pods(void)
 {
@@ -101,7 +157,11 @@ static void setup(void)
 	config_init(&cfg);
 	free(cfg.kubeconfig);
 	cfg.kubeconfig = strdup(kubeconfig);
+	cfg.dra_enabled = true;
+	cfg.dra_alignment = CONFIG_DRA_REQUIRE;
 	settings_holder_init(&holder, settings_new(&cfg));
+	ctx.dra = dra_inventory();
+	ctx.veto = dra_veto_new();
 	ctx.store = store_new();
 	ctx.settings = &holder;
 	ctx.ledger = ledger_new(ctx.store, &lo);
