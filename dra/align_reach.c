@@ -20,18 +20,26 @@ static enum dra_reach spec_reach(struct alloc_ctx *x, const struct alloc_claim *
 		return DRA_REACH_UNKNOWN;
 	memset(rq->memo, 0, x->ndevs ? x->ndevs : 1);
 	for (i = 0; i < x->ndevs; i++) {
-		const struct alloc_dev *a;
-		int m = alloc_selectable(x, ac, rq, i);
+		const struct alloc_dev *a = alloc_dev_numa(x, i);
+		bool out = a->numa.known && (a->numa.nodes & ~affinity) != 0;
+		int m;
 
+		/* ExactCount only counts the devices near the CPUs: the
+		 * selectors of the others need not run, and enough near ones
+		 * settle it. */
+		if (out && rq->spec->mode != DRA_ALL)
+			continue;
+		m = alloc_selectable(x, ac, rq, i);
 		if (m < 0)
 			return DRA_REACH_UNKNOWN;
 		if (m == 0)
 			continue;
-		a = alloc_dev_numa(x, i);
-		if (a->numa.known && (a->numa.nodes & ~affinity) != 0)
+		if (out)
 			outside++;
 		else
 			inside++;
+		if (rq->spec->mode != DRA_ALL && rq->spec->count > 0 && (uint64_t)inside >= (uint64_t)rq->spec->count)
+			break;
 	}
 	if (rq->spec->mode == DRA_ALL)
 		return outside == 0 && inside > 0 ? DRA_REACH_YES : DRA_REACH_NO;

@@ -5,7 +5,9 @@
 # SIGHUP reload and inventory changes, then SIGTERM. Two sessions:
 #   files: NRT files (config/examples, tests/data/server/nrt and the
 #          exporter shapes of tests/data/exporters, bad objects included)
-#          with the decision log on;
+#          with the decision log on, and DRA objects from files
+#          (tests/data/dra/explain) with dra.alignment: require, a pod
+#          with a GPU claim filtered and prioritized;
 #   kube:  the Kubernetes source, the ledger and bind on loopback, with a
 #          kubeconfig that points at a port nobody listens on (list and
 #          watch retries, stale filter, bind's failure path);
@@ -211,11 +213,17 @@ cp config/examples/*.yaml tests/data/server/nrt/*.yaml "$WORK/nrt/"
 for f in tests/data/exporters/*.yaml; do
 	case $(basename "$f") in pod-*) ;; *) cp "$f" "$WORK/nrt/" ;; esac
 done
+cp tests/data/dra/explain/nrt.yaml "$WORK/nrt/dra-nodes.yaml"
+mkdir -p "$WORK/dra"
+cp tests/data/dra/explain/dra/*.yaml "$WORK/dra/"
+# tests/data/dra/explain/pod-train.yaml as kube-scheduler sends it.
+printf '%s' '{"Pod":{"metadata":{"name":"train-0","namespace":"ml","uid":"u-train"},"spec":{"resourceClaims":[{"name":"gpu","resourceClaimName":"train-gpu"}],"containers":[{"name":"train","resources":{"limits":{"cpu":"8","memory":"8Gi"},"claims":[{"name":"gpu"}]}}]},"status":{"qosClass":"Guaranteed"}},"NodeNames":["gpu-mis","gpu-ok","worker-a17"]}' >"$WORK/dra-filter.json"
 write_config() { # level strategy
 	cat >"$WORK/files.yaml" <<EOF
 listen: "127.0.0.1:0"
 missingInventory: allow
-inventory: {source: files, dir: $WORK/nrt, pollInterval: 200ms}
+inventory: {source: files, dir: $WORK/nrt, pollInterval: 200ms, dra: {dir: $WORK/dra}}
+dra: {enabled: true, alignment: require}
 limits: {maxBodyBytes: 64Ki}
 scoring: {strategy: $2}
 decisionLog: {path: $WORK/decisions.jsonl, maxBytes: 64Ki, maxFiles: 2}
@@ -249,6 +257,9 @@ good_requests() {
 	post /prioritize 200 "$WORK/exporters.json"
 	post /filter 200 "$WORK/long-prefix.json"
 	post /prioritize 200 "$WORK/long-prefix.json"
+	post /filter 200 "$WORK/dra-filter.json"
+	reply_has 'NUMA: DRA devices gpu-1'
+	post /prioritize 200 "$WORK/dra-filter.json"
 }
 good_requests
 # The same again: the verdict and score caches answer.

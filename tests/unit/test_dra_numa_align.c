@@ -241,6 +241,23 @@ static void devices_on_the_affinity_at_all(void **state)
 	/* An unknown claim has nothing to serve. */
 	snprintf(text, sizeof text, "%sclaim c\nreq r class=gpu\n", two);
 	assert_int_equal(reach(text, "other", NULL, 0x4), DRA_REACH_YES);
+	/* Counting devices near the CPUs, the others' selectors need not run:
+	 * one that errs far away (g1 has no attribute m) does not make the
+	 * answer unknown, and no near device at all is NO whatever the far
+	 * ones say. In mode All every matching device counts: it does. */
+	snprintf(text, sizeof text,
+		 "class gpu\nsel device.driver == 'gpu.x'\n"
+		 "slice s driver=gpu.x pool=p\n dev g0 " NODE "0 gpu.x/m=i:1\n dev g1 " NODE "1\n"
+		 " dev g2 " NODE "2 gpu.x/m=i:2\n"
+		 "claim c\nreq r class=gpu\nsel device.attributes['gpu.x'].m == 1\n");
+	assert_int_equal(reach(text, "c", NULL, 0x1), DRA_REACH_YES);
+	assert_int_equal(reach(text, "c", NULL, 0x4), DRA_REACH_NO);
+	assert_int_equal(reach(text, "c", NULL, 0x2), DRA_REACH_UNKNOWN);
+	snprintf(text, sizeof text,
+		 "class gpu\nsel device.driver == 'gpu.x'\n"
+		 "slice s driver=gpu.x pool=p\n dev g0 " NODE "0 gpu.x/m=i:1\n dev g1 " NODE "1\n"
+		 "claim c\nreq r class=gpu all\nsel device.attributes['gpu.x'].m == 1\n");
+	assert_int_equal(reach(text, "c", NULL, 0x1), DRA_REACH_UNKNOWN);
 }
 
 int main(void)
