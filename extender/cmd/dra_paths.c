@@ -6,31 +6,6 @@
 
 #include "extender/codec/dra_decode.h"
 
-/* Each object's version: its path and place, as the file source names
- * objects of files. */
-static void put_all(struct dra_batch *b, struct dra_objects *o, const char *path)
-{
-	char version[64];
-	size_t i, at = 0;
-
-	for (i = 0; i < o->nslices; i++, at++) {
-		snprintf(version, sizeof version, "file#%zu", at);
-		dra_batch_put_slice(b, &o->slices[i], version, path);
-	}
-	for (i = 0; i < o->nclasses; i++, at++) {
-		snprintf(version, sizeof version, "file#%zu", at);
-		dra_batch_put_class(b, &o->classes[i], version, path);
-	}
-	for (i = 0; i < o->nclaims; i++, at++) {
-		snprintf(version, sizeof version, "file#%zu", at);
-		dra_batch_put_claim(b, &o->claims[i], version, path);
-	}
-	for (i = 0; i < o->ntemplates; i++, at++) {
-		snprintf(version, sizeof version, "file#%zu", at);
-		dra_batch_put_claim(b, &o->templates[i], version, path);
-	}
-}
-
 enum err dra_paths_load(const char *const *paths, size_t npaths, FILE *warn, struct dra_store **out,
 			struct errmsg *msg)
 {
@@ -55,7 +30,9 @@ enum err dra_paths_load(const char *const *paths, size_t npaths, FILE *warn, str
 				o.bad[i].kind[0] ? o.bad[i].kind : "object",
 				o.bad[i].namespace_ ? o.bad[i].namespace_ : "", o.bad[i].namespace_ ? "/" : "",
 				o.bad[i].name[0] ? o.bad[i].name : "(unnamed)", o.bad[i].message);
-		put_all(b, &o, paths[p]);
+		/* Read once: one version does (a file's objects have names of
+		 * their own). */
+		dra_batch_put_objects(b, &o, "1", paths[p]);
 		dra_objects_cleanup(&o);
 	}
 	*out = dra_store_new();

@@ -224,6 +224,21 @@ void dra_batch_put_class(struct dra_batch *b, struct dra_class *obj, const char 
 	put(b, DRA_KIND_CLASS, NULL, obj->name, obj, sizeof *obj, version, origin);
 }
 
+void dra_batch_put_objects(struct dra_batch *b, struct dra_objects *o, const char *version,
+			   const char *origin)
+{
+	size_t i;
+
+	for (i = 0; i < o->nslices; i++)
+		dra_batch_put_slice(b, &o->slices[i], version, origin);
+	for (i = 0; i < o->nclasses; i++)
+		dra_batch_put_class(b, &o->classes[i], version, origin);
+	for (i = 0; i < o->nclaims; i++)
+		dra_batch_put_claim(b, &o->claims[i], version, origin);
+	for (i = 0; i < o->ntemplates; i++)
+		dra_batch_put_claim(b, &o->templates[i], version, origin);
+}
+
 void dra_batch_put_claim(struct dra_batch *b, struct dra_claim *obj, const char *version,
 			 const char *origin)
 {

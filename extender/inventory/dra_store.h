@@ -123,6 +123,11 @@ void dra_batch_put_class(struct dra_batch *b, struct dra_class *obj, const char 
 /* A claim, or a template's (obj->from_template). */
 void dra_batch_put_claim(struct dra_batch *b, struct dra_claim *obj, const char *version,
 			 const char *origin);
+/* Every object of o (slices, classes, claims, templates, each in o's
+ * order) with one version and origin; o keeps nothing but its bad objects
+ * (clean it up as usual). */
+void dra_batch_put_objects(struct dra_batch *b, struct dra_objects *o, const char *version,
+			   const char *origin);
 /* ns is NULL for slices and classes. Deleting what is absent is no change. */
 void dra_batch_delete(struct dra_batch *b, enum dra_kind kind, const char *ns, const char *name);
 /* The batch holds every object of kind (a complete list): the store's other

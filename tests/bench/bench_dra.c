@@ -53,16 +53,12 @@ static void put_text(struct dra_batch *b, const char *text, const char *version)
 {
 	struct dra_objects o = { 0 };
 	struct errmsg msg;
-	size_t i;
 
 	if (dra_objects_decode(text, strlen(text), "bench", &o, &msg) != ERR_OK) {
 		fprintf(stderr, "%s\n", msg.text);
 		exit(1);
 	}
-	for (i = 0; i < o.nslices; i++)
-		dra_batch_put_slice(b, &o.slices[i], version, "bench");
-	for (i = 0; i < o.nclaims; i++)
-		dra_batch_put_claim(b, &o.claims[i], version, "bench");
+	dra_batch_put_objects(b, &o, version, "bench");
 	dra_objects_cleanup(&o);
 }
 

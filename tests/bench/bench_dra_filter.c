@@ -100,17 +100,11 @@ static void put_objects(struct dra_batch *batch, const char *text, size_t len)
 {
 	struct dra_objects o;
 	struct errmsg msg;
-	size_t i;
 
 	memset(&o, 0, sizeof o);
 	if (dra_objects_decode(text, len, "bench", &o, &msg) != ERR_OK || o.nbad)
 		bench_die("DRA objects: %s", o.nbad ? o.bad[0].message : msg.text);
-	for (i = 0; i < o.nslices; i++)
-		dra_batch_put_slice(batch, &o.slices[i], "1", "bench");
-	for (i = 0; i < o.nclasses; i++)
-		dra_batch_put_class(batch, &o.classes[i], "1", "bench");
-	for (i = 0; i < o.nclaims; i++)
-		dra_batch_put_claim(batch, &o.claims[i], "1", "bench");
+	dra_batch_put_objects(batch, &o, "1", "bench");
 	dra_objects_cleanup(&o);
 }
 

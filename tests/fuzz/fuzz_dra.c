@@ -26,20 +26,12 @@ static void publish(struct dra_store *s, const char *buf, size_t len)
 	struct dra_objects o = { 0 };
 	struct dra_batch *b = dra_batch_new();
 	struct errmsg msg = { { 0 } };
-	size_t i;
 
 	if (dra_objects_decode(buf, len, "fuzz", &o, &msg) != ERR_OK) {
 		dra_batch_free(b);
 		return;
 	}
-	for (i = 0; i < o.nslices; i++)
-		dra_batch_put_slice(b, &o.slices[i], "v", "fuzz");
-	for (i = 0; i < o.nclasses; i++)
-		dra_batch_put_class(b, &o.classes[i], "v", "fuzz");
-	for (i = 0; i < o.nclaims; i++)
-		dra_batch_put_claim(b, &o.claims[i], "v", "fuzz");
-	for (i = 0; i < o.ntemplates; i++)
-		dra_batch_put_claim(b, &o.templates[i], "v", "fuzz");
+	dra_batch_put_objects(b, &o, "v", "fuzz");
 	dra_objects_cleanup(&o);
 	dra_store_publish(s, b);
 }

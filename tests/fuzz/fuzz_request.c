@@ -96,19 +96,11 @@ static struct dra_store *dra_inventory(void)
 	struct dra_batch *b = dra_batch_new();
 	struct dra_objects o;
 	struct errmsg msg;
-	size_t i;
 
 	memset(&o, 0, sizeof o);
 	if (dra_objects_decode(dra_objects, sizeof dra_objects - 1, "fuzz", &o, &msg) != ERR_OK || o.nbad)
 		abort();
-	for (i = 0; i < o.nslices; i++)
-		dra_batch_put_slice(b, &o.slices[i], "1", "fuzz");
-	for (i = 0; i < o.nclasses; i++)
-		dra_batch_put_class(b, &o.classes[i], "1", "fuzz");
-	for (i = 0; i < o.nclaims; i++)
-		dra_batch_put_claim(b, &o.claims[i], "1", "fuzz");
-	for (i = 0; i < o.ntemplates; i++)
-		dra_batch_put_claim(b, &o.templates[i], "1", "fuzz");
+	dra_batch_put_objects(b, &o, "1", "fuzz");
 	dra_objects_cleanup(&o);
 	dra_store_publish(s, b);
 	dra_store_set_ready(s, true);

@@ -43,17 +43,8 @@ static char *fmt(const char *f, ...)
 
 static void put_objects(struct dra_batch *b, struct dra_objects *o, const char *v, const char *origin)
 {
-	size_t i;
-
 	assert_int_equal(o->nbad, 0);
-	for (i = 0; i < o->nslices; i++)
-		dra_batch_put_slice(b, &o->slices[i], v, origin);
-	for (i = 0; i < o->nclasses; i++)
-		dra_batch_put_class(b, &o->classes[i], v, origin);
-	for (i = 0; i < o->nclaims; i++)
-		dra_batch_put_claim(b, &o->claims[i], v, origin);
-	for (i = 0; i < o->ntemplates; i++)
-		dra_batch_put_claim(b, &o->templates[i], v, origin);
+	dra_batch_put_objects(b, o, v, origin);
 	dra_objects_cleanup(o);
 }
 

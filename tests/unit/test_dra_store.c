@@ -26,19 +26,11 @@ static void put_file(struct dra_batch *b, const char *path, const char *v)
 {
 	struct dra_objects o = { 0 };
 	struct errmsg msg = { { 0 } };
-	size_t i;
 
 	if (dra_objects_load(path, &o, &msg) != ERR_OK)
 		fail_msg("%s", msg.text);
 	assert_int_equal(o.nbad, 0);
-	for (i = 0; i < o.nslices; i++)
-		dra_batch_put_slice(b, &o.slices[i], v, path);
-	for (i = 0; i < o.nclasses; i++)
-		dra_batch_put_class(b, &o.classes[i], v, path);
-	for (i = 0; i < o.nclaims; i++)
-		dra_batch_put_claim(b, &o.claims[i], v, path);
-	for (i = 0; i < o.ntemplates; i++)
-		dra_batch_put_claim(b, &o.templates[i], v, path);
+	dra_batch_put_objects(b, &o, v, path);
 	dra_objects_cleanup(&o);
 }
 
