@@ -207,6 +207,13 @@ void textbuf_abandon(struct textbuf *b, size_t from)
 	}
 }
 
+/* A byte textbuf_quote shows as it is. */
+static bool quote_plain(unsigned char c, unsigned flags)
+{
+	return c != '"' && c != '\\' && c >= 0x20 && c != 0x7f &&
+	       (c < 0x80 || (flags & TEXTBUF_QUOTE_RAW_HIGH) != 0);
+}
+
 bool textbuf_quote(struct textbuf *b, const char *text, size_t len, size_t max_shown,
 		   unsigned flags)
 {
@@ -223,15 +230,27 @@ bool textbuf_quote(struct textbuf *b, const char *text, size_t len, size_t max_s
 	for (i = 0; i < shown; i++) {
 		unsigned char c = (unsigned char)text[i];
 		char esc[4] = { '\\', 'x', hex[c >> 4], hex[c & 0x0f] };
-		size_t n = 4;
+		size_t n = 4, run = i;
 
+		/* A run of bytes shown as they are goes in at once (names are
+		 * mostly that), as many as fit with the closing quote. */
+		while (run < shown && quote_plain((unsigned char)text[run], flags))
+			run++;
+		if (run > i) {
+			size_t room = b->max - b->len, take = run - i;
+
+			if (room < take + 1) {
+				textbuf_add(b, text + i, room > 0 ? room - 1 : 0);
+				whole = false;
+				break;
+			}
+			textbuf_add(b, text + i, take);
+			i = run - 1;
+			continue;
+		}
 		if (c == '"' || c == '\\') {
 			esc[1] = (char)c;
 			n = 2;
-		} else if (c >= 0x20 && c != 0x7f &&
-			   (c < 0x80 || (flags & TEXTBUF_QUOTE_RAW_HIGH) != 0)) {
-			esc[0] = (char)c;
-			n = 1;
 		}
 		/* Whole escapes only, and one byte kept for the closing quote. */
 		if (b->max - b->len < n + 1) {

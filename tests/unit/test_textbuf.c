@@ -214,6 +214,83 @@ static void quotes_cut_to_fit(void **state)
 	assert_string_equal(small, "");
 }
 
+/* textbuf_quote as it was written first, a byte at a time: the fast path
+ * for runs of plain bytes must give the same text and verdict. */
+static bool quote_bytewise(struct textbuf *b, const char *text, size_t len, size_t max_shown,
+			   unsigned flags)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t shown = len > max_shown ? max_shown : len, i;
+	bool whole = true;
+
+	if (b->failed || b->max - b->len < 2) {
+		b->failed = true;
+		return false;
+	}
+	textbuf_addc(b, '"');
+	for (i = 0; i < shown; i++) {
+		unsigned char c = (unsigned char)text[i];
+		char esc[4] = { '\\', 'x', hex[c >> 4], hex[c & 0x0f] };
+		size_t n = 4;
+
+		if (c == '"' || c == '\\') {
+			esc[1] = (char)c;
+			n = 2;
+		} else if (c >= 0x20 && c != 0x7f && (c < 0x80 || (flags & TEXTBUF_QUOTE_RAW_HIGH) != 0)) {
+			esc[0] = (char)c;
+			n = 1;
+		}
+		if (b->max - b->len < n + 1) {
+			whole = false;
+			break;
+		}
+		textbuf_add(b, esc, n);
+	}
+	if (whole && shown < len) {
+		if (b->max - b->len < 4)
+			whole = false;
+		else
+			textbuf_adds(b, "...");
+	}
+	textbuf_addc(b, '"');
+	if (!whole)
+		b->failed = true;
+	return whole;
+}
+
+static void quotes_as_byte_by_byte(void **state)
+{
+	static const char alphabet[] = "ab-.\"\\\n\x7f\xc3\xa9\x01 z";
+	uint64_t r = 0x9e3779b97f4a7c15u;
+	int round;
+
+	(void)state;
+	for (round = 0; round < 20000; round++) {
+		char text[40], fast[64], slow[64];
+		struct textbuf f, s;
+		size_t len, size, shown, i;
+		unsigned flags;
+		bool a, b;
+
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		len = (size_t)(r % sizeof text);
+		size = 2 + (size_t)((r >> 8) % (sizeof fast - 2));
+		shown = (size_t)((r >> 16) % 48);
+		flags = (r >> 24) & 1 ? TEXTBUF_QUOTE_RAW_HIGH : 0;
+		for (i = 0; i < len; i++) {
+			r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+			text[i] = alphabet[r % (sizeof alphabet - 1)];
+		}
+		textbuf_init_fixed(&f, fast, size);
+		textbuf_init_fixed(&s, slow, size);
+		a = textbuf_quote(&f, text, len, shown, flags);
+		b = quote_bytewise(&s, text, len, shown, flags);
+		assert_int_equal(a, b);
+		assert_string_equal(fast, slow);
+		assert_int_equal(textbuf_failed(&f), textbuf_failed(&s));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +303,7 @@ int main(void)
 		cmocka_unit_test(repeats_its_own_content),
 		cmocka_unit_test(quotes_for_messages),
 		cmocka_unit_test(quotes_cut_to_fit),
+		cmocka_unit_test(quotes_as_byte_by_byte),
 	};
 
 	return cmocka_run_group_tests_name("textbuf", tests, NULL, NULL);
