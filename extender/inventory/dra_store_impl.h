@@ -45,8 +45,11 @@ struct dra_slice_view {
 	const struct dra_slice **all;        /* in name order: what index borrows */
 	struct dra_slice_index index;
 	/* Node name -> 1 + its place in nodes: a filter looks up every
-	 * candidate's DRA version. */
+	 * candidate's DRA version. The keys are copies side by side in
+	 * node_names, not the slices' own strings spread over the heap: a
+	 * lookup compares one, and the next is likely in cache already. */
 	struct strmap node_at;
+	char *node_names;
 };
 
 /* The allocated devices, shared until the claims change. */

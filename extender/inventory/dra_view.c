@@ -115,8 +115,19 @@ static struct dra_slice_view *slice_view_build(struct dra_entry *const *e, size_
 		}
 		v->nodes[v->nnodes - 1].nslices++;
 	}
-	for (i = 0; i < v->nnodes; i++)
-		strmap_put(&v->node_at, v->nodes[i].node, (void *)(uintptr_t)(i + 1));
+	{
+		size_t bytes = 0, at = 0, len;
+
+		for (i = 0; i < v->nnodes; i++)
+			bytes += strlen(v->nodes[i].node) + 1;
+		v->node_names = xmalloc(bytes + 1);
+		for (i = 0; i < v->nnodes; i++) {
+			len = strlen(v->nodes[i].node) + 1;
+			memcpy(v->node_names + at, v->nodes[i].node, len);
+			strmap_put(&v->node_at, v->node_names + at, (void *)(uintptr_t)(i + 1));
+			at += len;
+		}
+	}
 	/* The allocator's view of the same slices, for each node's pools. */
 	v->all = xcalloc(n + 1, sizeof *v->all);
 	memcpy(v->all, all, n * sizeof *all);
@@ -141,6 +152,7 @@ static void slice_view_unref(struct dra_slice_view *v)
 		return;
 	dra_slice_index_free(&v->index);
 	strmap_clear(&v->node_at);
+	free(v->node_names);
 	free(v->all);
 	free(v->nodes);
 	free(v->by_node);

@@ -24,9 +24,9 @@
  * on the emptied node).
  *
  * Modes: (none) 5,000 nodes, 15 rounds; --quick 200 nodes, 3 rounds (for
- * valgrind); --profile plain|claim [prefer|require]: three cold filters of
- * one of the pods over the 5,000 nodes under prefer, then under require
- * (or only the one named), and nothing else
+ * valgrind); --profile plain|claim [prefer|require [ROUNDS]]: three (or
+ * ROUNDS) cold filters of one of the pods over the 5,000 nodes under
+ * prefer, then under require (or only the one named), and nothing else
  * (the ratio in instructions, which a busy machine does not blur):
  *   valgrind --tool=callgrind --toggle-collect=handle_filter ./bench_dra_filter --profile claim Exits 1 only when a reply is wrong; a missed target is
  * printed.
@@ -308,7 +308,8 @@ int main(int argc, char **argv)
 	pod = pod_with_claim();
 	bench_args_body(pod, strlen(pod), ids, nodes, &claimed);
 	if (only != NULL) {
-		profile(store, dra, strcmp(only, "claim") == 0 ? &claimed : &plain, 3, argc > 3 ? argv[3] : NULL);
+		profile(store, dra, strcmp(only, "claim") == 0 ? &claimed : &plain,
+			argc > 4 && atoi(argv[4]) > 0 ? (size_t)atoi(argv[4]) : 3, argc > 3 ? argv[3] : NULL);
 		goto out;
 	}
 	printf("nodes: %zu, rounds: %zu\n", nodes, rounds);
