@@ -33,6 +33,11 @@ enum dra_numa_source dra_numa_own(const struct dra_device *d, struct dra_numa *o
 	const struct dra_attribute *a;
 	size_t i;
 
+	if (d->numa_cached) {
+		out->known = d->numa_known;
+		out->nodes = d->numa_nodes;
+		return (enum dra_numa_source)d->numa_source;
+	}
 	out->known = false;
 	out->nodes = 0;
 	a = dra_device_attribute(d, DRA_NUMA_DOMAIN, DRA_NUMA_ATTR);
@@ -44,6 +49,17 @@ enum dra_numa_source dra_numa_own(const struct dra_device *d, struct dra_numa *o
 			return DRA_NUMA_DRIVER;
 	}
 	return DRA_NUMA_UNKNOWN;
+}
+
+void dra_numa_cache(struct dra_device *d)
+{
+	struct dra_numa own;
+
+	d->numa_cached = false;
+	d->numa_source = (unsigned char)dra_numa_own(d, &own);
+	d->numa_known = own.known;
+	d->numa_nodes = own.nodes;
+	d->numa_cached = true;
 }
 
 /* d's PCIe roots: a string or a list of strings (n of them), or NULL. */

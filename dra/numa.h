@@ -55,6 +55,8 @@ struct dra_numa_roots {
 };
 
 /* Rules 1 and 2 alone: what d says of itself. */
+/* Keeps dra_numa_own's answer in d (its attributes must not change after). */
+void dra_numa_cache(struct dra_device *d);
 enum dra_numa_source dra_numa_own(const struct dra_device *d, struct dra_numa *out);
 
 /* Records d's PCIe roots when d says its own NUMA node. */

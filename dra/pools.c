@@ -157,13 +157,16 @@ static bool pool_current(const struct dra_slice_index *ix, const struct dra_slic
 
 /* The first device name that occurs twice in the pool's slices, or NULL.
  * Most pools are one slice of a few devices: those are compared pairwise,
- * without a table to allocate for each node. */
+ * without a table to allocate for each node, or answered by the slice
+ * itself when the store checked it. */
 static const char *duplicate_device(const struct dra_pool *p)
 {
 	struct strmap seen = { NULL, 0, 0 };
 	const char *dup = NULL;
 	size_t i, k, total = 0;
 
+	if (p->nslices == 1 && p->slices[0]->dup_checked)
+		return p->slices[0]->dup_name;
 	for (i = 0; i < p->nslices; i++)
 		total += p->slices[i]->ndevices;
 	if (p->nslices == 1 && total <= 32) {
@@ -191,6 +194,19 @@ static const char *duplicate_device(const struct dra_pool *p)
 }
 
 /* Fills p from the run of relevant slices of its newest generation. */
+void dra_slice_check_duplicates(struct dra_slice *s)
+{
+	struct dra_pool one;
+	const struct dra_slice *only = s;
+
+	memset(&one, 0, sizeof one);
+	one.slices = &only;
+	one.nslices = 1;
+	s->dup_checked = false;
+	s->dup_name = duplicate_device(&one);
+	s->dup_checked = true;
+}
+
 static void pool_build(struct dra_pool *p, const struct cand *run, size_t nrun,
 		       const struct dra_slice **buf)
 {
@@ -250,15 +266,18 @@ static void binding_last(struct dra_pool *v, size_t n)
 	free(tmp);
 }
 
+/* own: l is the node's own list, whose slices name it by construction
+ * (the index files a slice under its nodeName): nothing to compare. */
 static size_t collect(struct cand *c, const struct dra_slice_index *ix,
-		      const struct dra_slice_list *l, const struct sched_node *node, size_t n)
+		      const struct dra_slice_list *l, const struct sched_node *node, size_t n,
+		      bool own)
 {
 	size_t i;
 
 	for (i = 0; l != NULL && i < l->n; i++) {
 		const struct dra_slice *s = ix->slices[l->idx[i]];
 
-		if (slice_relevant(s, node)) {
+		if (own || slice_relevant(s, node)) {
 			c[n].s = s;
 			c[n].order = n;
 			n++;
@@ -292,8 +311,8 @@ void dra_node_pools_gather_in(struct dra_node_pools *out, const struct dra_slice
 
 	memset(out, 0, sizeof *out);
 	out->arena = arena;
-	n = collect(c, ix, own, node, 0);
-	n = collect(c, ix, &ix->shared, node, n);
+	n = collect(c, ix, own, node, 0, true);
+	n = collect(c, ix, &ix->shared, node, n, false);
 	qsort(c, n, sizeof *c, cmp_cand);
 	out->pools = table(arena, n, sizeof *out->pools);
 	out->slice_buf = table(arena, n, sizeof *out->slice_buf);

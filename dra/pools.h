@@ -78,6 +78,11 @@ struct dra_node_pools {
 bool dra_selection_matches(enum dra_node_selection sel, const char *node_name,
 			   const struct sched_term *selector, const struct sched_node *node);
 
+/* Keeps in s the first device name it holds twice (dup_checked), so that a
+ * pool of that one slice need not compare its devices for every node; s's
+ * devices must not change after. */
+void dra_slice_check_duplicates(struct dra_slice *s);
+
 void dra_node_pools_gather(struct dra_node_pools *out, const struct dra_slice_index *ix,
 			   const struct sched_node *node);
 /* The same with the tables in arena (the allocator's prediction: one per

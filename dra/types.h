@@ -74,6 +74,11 @@ struct dra_device {
 	bool consumes_counters;    /* consumesCounters[] non-empty */
 	bool binding_conditions;   /* bindingConditions[] non-empty */
 	bool allow_multiple_allocations;
+	/* dra_numa_own's answer kept (numa_cached) when the slice is stored:
+	 * every filter reads it for every device of every node. */
+	bool numa_cached, numa_known;
+	unsigned char numa_source;
+	uint64_t numa_nodes;
 	/* With the slice's DRA_PER_DEVICE: this device's own selection. */
 	enum dra_node_selection selection;
 	char *node_name;
@@ -92,6 +97,10 @@ struct dra_slice {
 	struct dra_device *devices;
 	size_t ndevices;
 	bool shared_counters;      /* sharedCounters[] non-empty */
+	/* dra_slice_check_duplicates' answer kept when the slice is stored:
+	 * the first device name the slice holds twice, or NULL. */
+	bool dup_checked;
+	const char *dup_name;
 };
 
 struct dra_class {

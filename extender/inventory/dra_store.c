@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "dra/numa.h"
 
 struct dra_store {
 	pthread_mutex_t lock;          /* guards the pointer `current` */
@@ -215,6 +216,13 @@ static void put(struct dra_batch *b, enum dra_kind k, const char *ns, const char
 void dra_batch_put_slice(struct dra_batch *b, struct dra_slice *obj, const char *version,
 			 const char *origin)
 {
+	size_t i;
+
+	/* Stored slices do not change: their devices' NUMA nodes and their
+	 * duplicate names are worked out once here, not by every prediction. */
+	for (i = 0; i < obj->ndevices; i++)
+		dra_numa_cache(&obj->devices[i]);
+	dra_slice_check_duplicates(obj);
 	put(b, DRA_KIND_SLICE, NULL, obj->name, obj, sizeof *obj, version, origin);
 }
 

@@ -112,6 +112,33 @@ static void invalid_pools(void **state)
 	assert_string_equal(predict(text),
 			    "fatal: claim \"c\", request \"r\": asks for all devices, but resource "
 			    "pool \"a\" is currently invalid (a device name occurs twice)");
+	/* One slice that names a device twice: the same verdict whether the
+	 * pool compares its devices or the slice was checked when stored. */
+	{
+		static const char one[] = "slice s driver=d.io pool=p\n dev x\n dev y\n dev x\n"
+					  "slice t driver=d.io pool=q\n dev x\n dev y\n";
+		struct dra_node_pools pools;
+		struct dra_fixture f;
+		int checked;
+
+		for (checked = 0; checked < 2; checked++) {
+			df_load(&f, one);
+			if (checked) {
+				dra_slice_check_duplicates(&f.slices[0]);
+				dra_slice_check_duplicates(&f.slices[1]);
+				assert_string_equal(f.slices[0].dup_name, "x");
+				assert_null(f.slices[1].dup_name);
+			}
+			dra_node_pools_gather(&pools, &f.index, &f.node);
+			assert_int_equal(pools.n, 2);
+			assert_int_equal(pools.pools[0].state, DRA_POOL_INVALID);
+			assert_string_equal(pools.pools[0].duplicate, "x");
+			assert_int_equal(pools.pools[1].state, DRA_POOL_COMPLETE);
+			assert_null(pools.pools[1].duplicate);
+			dra_node_pools_free(&pools);
+			df_free(&f);
+		}
+	}
 	/* The same name in two pools is two devices. */
 	assert_string_equal(predict(ANY "slice a driver=d.io pool=a\n dev same\n"
 				    "slice b driver=d.io pool=b\n dev same\n"

@@ -16,18 +16,25 @@
 #include "dra/numa.h"
 #include "tests/support/dra_fixture.h"
 
-/* The NUMA set and source of the first device of a one-slice cluster. */
+/* The NUMA set and source of the first device of a one-slice cluster;
+ * the answer kept by dra_numa_cache (as the DRA store keeps it) must be
+ * the same. */
 static const char *numa_of(const char *driver, const char *attrs)
 {
 	static char out[256];
 	char text[512], ids[128];
 	struct dra_fixture f;
-	struct dra_numa n;
+	struct dra_numa n, kept;
 	enum dra_numa_source src;
 
 	snprintf(text, sizeof text, "slice s driver=%s pool=p\n dev d0 %s\n", driver, attrs);
 	df_load(&f, text);
 	src = dra_device_numa(&f.slices[0].devices[0], NULL, &n);
+	dra_numa_cache(&f.slices[0].devices[0]);
+	assert_true(f.slices[0].devices[0].numa_cached);
+	assert_int_equal(dra_device_numa(&f.slices[0].devices[0], NULL, &kept), src);
+	assert_int_equal(kept.known, n.known);
+	assert_true(kept.nodes == n.nodes);
 	snprintf(out, sizeof out, "%s %s", dra_numa_source_name(src), dra_numa_text(&n, ids, sizeof ids));
 	assert_true(n.known == (src != DRA_NUMA_UNKNOWN));
 	df_free(&f);
