@@ -238,9 +238,10 @@ static void list_item(void *arg, struct json_object *item)
 	struct ledger_pod_info info;
 	struct pod_spec spec;
 
+	/* DRA first: once the ledger counts the pod, its devices are held. */
 	if (pod_info_from_json(item, &info, &spec)) {
-		ledger_list_pod(s->ledger, &info);
 		dra_bound(s, item, &info);
+		ledger_list_pod(s->ledger, &info);
 	}
 	pod_spec_cleanup(&spec);
 }
@@ -335,11 +336,11 @@ static void event(void *arg, const char *type, struct json_object *obj)
 	if (rejected != KUBELET_REJECTION_COUNT)
 		kubelet_rejected(s, &info, rejected);
 	if (strcmp(type, "DELETED") == 0) {
-		ledger_pod_deleted(s->ledger, info.uid);
 		dra_gone(s, info.uid);
+		ledger_pod_deleted(s->ledger, info.uid);
 	} else {
-		ledger_pod_changed(s->ledger, &info);
 		dra_bound(s, obj, &info);
+		ledger_pod_changed(s->ledger, &info);
 	}
 	pod_spec_cleanup(&spec);
 }
