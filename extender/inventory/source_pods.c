@@ -176,6 +176,17 @@ bool pod_info_from_json(struct json_object *o, struct ledger_pod_info *info, str
 	return true;
 }
 
+/* Whether spec.resourceClaims has entries: most pods have none, and are
+ * not decoded again for it. */
+static bool has_claims(struct json_object *o)
+{
+	struct json_object *spec = NULL, *rc = NULL;
+
+	return json_object_object_get_ex(o, "spec", &spec) &&
+	       json_object_object_get_ex(spec, "resourceClaims", &rc) &&
+	       json_object_is_type(rc, json_type_array) && json_object_array_length(rc) > 0;
+}
+
 /* A bound pod's DRA devices held until its claims' allocation arrives
  * (source_pods_set_dra). */
 static void dra_bound(struct source_pods *s, struct json_object *o,
@@ -194,7 +205,7 @@ static void dra_bound(struct source_pods *s, struct json_object *o,
 		dra_assume_forget(assumed, info->uid);
 		return;
 	}
-	if (info->node == NULL || info->node[0] == '\0' || info->spec == NULL)
+	if (info->node == NULL || info->node[0] == '\0' || info->spec == NULL || !has_claims(o))
 		return;
 	st = settings_acquire(s->dra_settings);
 	memset(&pc, 0, sizeof pc);
