@@ -14,6 +14,7 @@
 #include "extender/inventory/dra_store.h"
 #include "extender/inventory/ledger.h"
 #include "extender/inventory/store.h"
+#include "extender/decide/dra_assume.h"
 #include "extender/decide/verdict_cache.h"
 #include "base/xalloc.h"
 #include "base/textbuf.h"
@@ -56,6 +57,12 @@ static _Atomic uint64_t kube_hist[NBUCKETS + 1], kube_hist_sum_ns;
 static struct store *_Atomic metrics_store;
 static struct dra_store *_Atomic metrics_dra_store;
 static _Atomic uint64_t dra_verdicts[DRA_OUTCOME_COUNT];
+static struct dra_assume *_Atomic metrics_dra_assume;
+
+void metrics_set_dra_assume(struct dra_assume *a)
+{
+	atomic_store(&metrics_dra_assume, a);
+}
 
 void metrics_set_dra_store(struct dra_store *s)
 {
@@ -178,6 +185,23 @@ static void put(struct textbuf *b, const char *fmt, ...)
 	va_start(ap, fmt);
 	textbuf_vprintf(b, fmt, ap);
 	va_end(ap);
+}
+
+/* The gauge of dra_assume.h's pods, counted on the current snapshot. */
+static void assumed_pods(struct dra_store *dra, struct textbuf *b)
+{
+	struct dra_assume *a = atomic_load(&metrics_dra_assume);
+	const struct dra_snapshot *snap;
+	size_t n;
+
+	if (a == NULL)
+		return;
+	snap = dra_store_acquire(dra);
+	n = dra_assume_count(a, snap, store_now_ms());
+	dra_snapshot_release(snap);
+	put(b, "# HELP numa_extender_dra_assumed_pods Pods seen bound whose DRA claims' allocation has not arrived yet; their predicted devices are taken.\n"
+	       "# TYPE numa_extender_dra_assumed_pods gauge\n"
+	       "numa_extender_dra_assumed_pods %zu\n", n);
 }
 
 char *metrics_render(size_t *len)
@@ -352,6 +376,7 @@ char *metrics_render(size_t *len)
 				put(&b, "numa_extender_dra_verdicts_total{result=\"%s\"} %llu\n",
 				    dra_outcome_name((enum dra_outcome)i),
 				    (unsigned long long)atomic_load(&dra_verdicts[i]));
+			assumed_pods(dra, &b);
 		}
 	}
 	put(&b, "# HELP numa_extender_binds_total Bind verb calls by result.\n"

@@ -55,6 +55,12 @@ void metrics_set_ledger(struct ledger *l);
 struct dra_store;
 void metrics_set_dra_store(struct dra_store *s);
 
+/* The pods whose DRA devices are held until their claims' allocation
+ * arrives (numa_extender_dra_assumed_pods, shown with the DRA store's
+ * counts), or NULL: the gauge is not shown. */
+struct dra_assume;
+void metrics_set_dra_assume(struct dra_assume *a);
+
 /* n nodes' DRA verdicts of a filter, by outcome (named by
  * dra_outcome_name); shown with the DRA store's counts. */
 void metrics_dra_verdicts(enum dra_outcome outcome, uint64_t n);

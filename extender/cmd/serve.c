@@ -201,6 +201,7 @@ int serve_main(int argc, char **argv)
 	struct source_pods *pods = NULL;
 	struct dra_store *dra = NULL;
 	struct dra_veto *veto = NULL;
+	struct dra_assume *dra_assumed = NULL;
 	struct source_dra *dra_api = NULL;
 	struct source_dra_files *dra_files = NULL;
 	struct ledger *ledger = NULL;
@@ -314,6 +315,14 @@ int serve_main(int argc, char **argv)
 		veto = dra_veto_new();
 		ctx.veto = veto;
 	}
+	/* Pods the watch sees bound before their claims' allocation arrives
+	 * keep their devices taken for assumeTTL (needs the pod watch). */
+	if (dra != NULL && pods != NULL) {
+		dra_assumed = dra_assume_new(cfg.ledger_assume_ttl_ms, 0);
+		ctx.dra_assumed = dra_assumed;
+		metrics_set_dra_assume(dra_assumed);
+		source_pods_set_dra(pods, dra_assumed, dra, &holder);
+	}
 	if (server_start(&cfg, &ctx, &server, &msg) != ERR_OK) {
 		log_error("cannot start the server", "error=%s", log_q(msg.text));
 		status = 1;
@@ -337,6 +346,8 @@ out:
 	server_drain_and_stop(server, 0);
 	source_kube_stop(kube);
 	source_pods_stop(pods);
+	metrics_set_dra_assume(NULL);
+	dra_assume_free(dra_assumed);
 	metrics_set_ledger(NULL);
 	ledger_free(ledger);
 	kube_binder_free(binder);

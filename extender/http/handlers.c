@@ -150,6 +150,7 @@ static uint64_t demand_id_of(const struct pod_demand *demand, const struct dra_p
 struct request_dra {
 	const struct dra_snapshot *snap;
 	struct dra_pod *pod;
+	struct dra_device_set assumed; /* dra_assume_devices' */
 	bool judging;   /* DRA verdicts are made for this request (counted) */
 };
 
@@ -171,6 +172,11 @@ static void request_dra_begin(const struct handler_ctx *h, const struct settings
 	in.namespace_ = args->pod.namespace_;
 	in.pod_name = args->pod.name;
 	in.order = st->dra_order == CONFIG_DRA_UNSORTED ? DRA_ORDER_UNSORTED : DRA_ORDER_SORTED;
+	/* Devices of pods seen bound whose claims' allocation is not in the
+	 * snapshot yet (the pod itself left out). */
+	if (h->dra_assumed != NULL &&
+	    dra_assume_devices(h->dra_assumed, r->snap, store_now_ms(), args->pod.uid, &r->assumed) > 0)
+		in.assumed = &r->assumed;
 	/* kube-scheduler sends no labels with NodeNames: a slice that selects
 	 * nodes by label makes the nodes it could reach unpredictable. */
 	in.node_labels_known = false;
@@ -191,6 +197,7 @@ static void request_dra_end(struct request_dra *r)
 	dra_pod_free(r->pod);
 	if (r->snap != NULL)
 		dra_snapshot_release(r->snap);
+	dra_device_set_free(&r->assumed);
 	memset(r, 0, sizeof *r);
 }
 

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "extender/decide/dra_assume.h"
 #include "extender/decide/dra_veto.h"
 #include "extender/decisionlog.h"
 #include "extender/kube/binder.h"
@@ -43,6 +44,10 @@ struct handler_ctx {
 	struct dra_store *dra;
 	/* The bind verb's DRA vetoes, which filter applies; NULL: none. */
 	struct dra_veto *veto;
+	/* DRA devices of pods the pods watch saw bound before their claims'
+	 * allocation arrived, taken for filter's and prioritize's
+	 * predictions; NULL: none. */
+	struct dra_assume *dra_assumed;
 };
 
 struct reply {

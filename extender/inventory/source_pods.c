@@ -8,7 +8,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "extender/codec/doc.h"
+#include "extender/codec/dra_pod_decode.h"
+#include "extender/decide/dra_assume.h"
+#include "extender/decide/settings.h"
 #include "extender/decisionlog.h"
+#include "extender/inventory/dra_store.h"
+#include "extender/inventory/store.h"
 #include "extender/metrics.h"
 #include "extender/kube/from_config.h"
 #include "extender/kube/reflector.h"
@@ -30,7 +36,22 @@ struct source_pods {
 	 * after it (a relist) are news, those of the first list are not. */
 	bool failed_listed;
 	struct decision_log *_Atomic decisions;
+	/* source_pods_set_dra: assumed is stored last and read first, so
+	 * whoever sees it sees the other two. */
+	struct dra_assume *_Atomic dra_assumed;
+	struct dra_store *_Atomic dra;
+	struct settings_holder *_Atomic dra_settings;
 };
+
+void source_pods_set_dra(struct source_pods *s, struct dra_assume *assumed, struct dra_store *dra,
+			 struct settings_holder *settings)
+{
+	if (s == NULL)
+		return;
+	s->dra = dra;
+	s->dra_settings = settings;
+	s->dra_assumed = assumed;
+}
 
 void source_pods_set_decision_log(struct source_pods *s, struct decision_log *log)
 {
@@ -155,6 +176,66 @@ bool pod_info_from_json(struct json_object *o, struct ledger_pod_info *info, str
 	return true;
 }
 
+/* Whether spec.resourceClaims has entries: most pods have none, and are
+ * not decoded again for it. */
+static bool has_claims(struct json_object *o)
+{
+	struct json_object *spec = NULL, *rc = NULL;
+
+	return json_object_object_get_ex(o, "spec", &spec) &&
+	       json_object_object_get_ex(spec, "resourceClaims", &rc) &&
+	       json_object_is_type(rc, json_type_array) && json_object_array_length(rc) > 0;
+}
+
+/* A bound pod's DRA devices held until its claims' allocation arrives
+ * (source_pods_set_dra). */
+static void dra_bound(struct source_pods *s, struct json_object *o,
+		      const struct ledger_pod_info *info)
+{
+	struct dra_assume *assumed = s->dra_assumed;
+	struct settings *st;
+	struct dra_pod_claims pc;
+	struct doc *d = NULL;
+	struct errmsg msg;
+	int64_t now, at;
+
+	if (assumed == NULL)
+		return;
+	if (info->terminal) {
+		dra_assume_forget(assumed, info->uid);
+		return;
+	}
+	if (info->node == NULL || info->node[0] == '\0' || info->spec == NULL || !has_claims(o))
+		return;
+	st = settings_acquire(s->dra_settings);
+	memset(&pc, 0, sizeof pc);
+	if (st->dra_alignment != CONFIG_DRA_OFF &&
+	    doc_from_json_kept(o, dra_pod_claim_fields, &d, &msg) == ERR_OK &&
+	    dra_pod_claims_decode(d, "pod watch", &pc, &msg) == ERR_OK && pc.nclaims > 0) {
+		const struct dra_snapshot *snap = dra_store_acquire(s->dra);
+
+		/* Held from the binding on: a pod bound longer than assumeTTL
+		 * ago is not held (its claims' allocation is overdue). */
+		now = store_now_ms();
+		at = info->scheduled_ms > 0 && info->scheduled_ms <= now ? info->scheduled_ms : now;
+		dra_assume_pod(assumed, snap, info->uid, info->spec->namespace_, info->spec->name,
+			       info->node, &pc, at,
+			       st->dra_order == CONFIG_DRA_UNSORTED ? DRA_ORDER_UNSORTED : DRA_ORDER_SORTED);
+		dra_snapshot_release(snap);
+	}
+	dra_pod_claims_cleanup(&pc);
+	doc_free(d);
+	settings_unref(st);
+}
+
+static void dra_gone(struct source_pods *s, const char *uid)
+{
+	struct dra_assume *assumed = s->dra_assumed;
+
+	if (assumed != NULL)
+		dra_assume_forget(assumed, uid);
+}
+
 static void list_begin(void *arg)
 {
 	struct source_pods *s = arg;
@@ -168,8 +249,11 @@ static void list_item(void *arg, struct json_object *item)
 	struct ledger_pod_info info;
 	struct pod_spec spec;
 
-	if (pod_info_from_json(item, &info, &spec))
+	/* DRA first: once the ledger counts the pod, its devices are held. */
+	if (pod_info_from_json(item, &info, &spec)) {
+		dra_bound(s, item, &info);
 		ledger_list_pod(s->ledger, &info);
+	}
 	pod_spec_cleanup(&spec);
 }
 
@@ -262,10 +346,13 @@ static void event(void *arg, const char *type, struct json_object *obj)
 	rejected = admission_rejection(obj);
 	if (rejected != KUBELET_REJECTION_COUNT)
 		kubelet_rejected(s, &info, rejected);
-	if (strcmp(type, "DELETED") == 0)
+	if (strcmp(type, "DELETED") == 0) {
+		dra_gone(s, info.uid);
 		ledger_pod_deleted(s->ledger, info.uid);
-	else
+	} else {
+		dra_bound(s, obj, &info);
 		ledger_pod_changed(s->ledger, &info);
+	}
 	pod_spec_cleanup(&spec);
 }
 

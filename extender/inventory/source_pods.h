@@ -25,6 +25,19 @@ struct source_pods;
 struct decision_log;
 void source_pods_set_decision_log(struct source_pods *s, struct decision_log *log);
 
+/* DRA: a pod seen bound (spec.nodeName) with claims that the DRA
+ * inventory dra does not show allocated yet has the devices the
+ * allocator would give it there held in assumed (dra_assume_pod, at its
+ * PodScheduled time; dra.allocatorOrder and dra.alignment read from
+ * settings: nothing is held while alignment is off), and forgotten when
+ * the pod goes. Set once, before or while the watch runs; a pod listed
+ * before that is held from its next event on. */
+struct dra_assume;
+struct dra_store;
+struct settings_holder;
+void source_pods_set_dra(struct source_pods *s, struct dra_assume *assumed, struct dra_store *dra,
+			 struct settings_holder *settings);
+
 enum err source_pods_start(struct ledger *ledger, const struct config *cfg,
 			   struct source_pods **out, struct errmsg *msg);
 void source_pods_stop(struct source_pods *s);
