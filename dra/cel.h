@@ -64,4 +64,10 @@ enum dra_cel_value dra_cel_eval(const struct dra_cel_program *p, const struct dr
 bool dra_cel_device_key(const struct dra_cel_program *p, const struct dra_device *d,
 			const char *driver, uint64_t *key);
 
+/* Keeps in d what dra_cel_device_key reads (its entries' hashes, whether
+ * its versions parse, the hash of driver, its slice's driver), so that
+ * keys need not read d's strings: the DRA store does it for every device
+ * it stores. d must not change after; the key is the same either way. */
+void dra_cel_device_prepare(struct dra_device *d, const char *driver);
+
 #endif

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "dra/cel_reads.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/hash.h"
+#include "base/xalloc.h"
 #include "dra/cel.h"
 #include "dra/cel_value.h"
 
@@ -15,6 +17,21 @@ struct collect {
 	size_t n;
 	bool fixed;
 };
+
+/* The hash of an entry's domain and name (the domain's length first, so
+ * that "a" "bc" and "ab" "c" differ). */
+static uint64_t entry_name_hash(const char *domain, size_t dlen, const char *name, size_t nlen)
+{
+	unsigned char buf[2 * 256 + 8];
+	uint64_t d = dlen;
+
+	if (dlen > 256 || nlen > 256)
+		return hash_key_bytes(name, nlen) ^ hash_key_bytes(domain, dlen) ^ d;
+	memcpy(buf, &d, sizeof d);
+	memcpy(buf + sizeof d, domain, dlen);
+	memcpy(buf + sizeof d + dlen, name, nlen);
+	return hash_key_bytes(buf, sizeof d + dlen + nlen);
+}
 
 static bool is_device(const struct cel_node *n)
 {
@@ -38,6 +55,9 @@ static void add(struct collect *c, enum cel_read_kind kind, const char *domain, 
 	c->v[c->n].domain_len = domain_len;
 	c->v[c->n].name = name;
 	c->v[c->n].name_len = name_len;
+	c->v[c->n].name_hash = kind == CEL_READ_ATTRIBUTE || kind == CEL_READ_CAPACITY
+				       ? entry_name_hash(domain, domain_len, name, name_len)
+				       : 0;
 	c->n++;
 }
 
@@ -139,28 +159,34 @@ void cel_reads_collect(struct dra_cel_program *p)
 	}
 }
 
-static bool same(const char *s, const char *p, size_t len)
-{
-	s = s ? s : "";
-	return strlen(s) == len && memcmp(s, p, len) == 0;
-}
-
-/* The bytes a key is the hash of; a device whose read entries do not fit
- * gets no key (evaluated every time). */
+/* The bytes a value hash is taken of; a value that does not fit is
+ * hashed in pieces. */
 struct keybuf {
-	unsigned char b[1024];
+	unsigned char b[512];
 	size_t n;
-	bool over;
+	uint64_t folded;
 };
+
+static void flush(struct keybuf *st)
+{
+	st->folded = hash_key_bytes(st->b, st->n) ^ (st->folded * 0x9e3779b97f4a7c15u);
+	st->n = 0;
+}
 
 static void feed(struct keybuf *st, const void *p, size_t n)
 {
-	if (st->over || n > sizeof st->b - st->n) {
-		st->over = true;
-		return;
+	const unsigned char *c = p;
+
+	while (n > 0) {
+		size_t take = sizeof st->b - st->n < n ? sizeof st->b - st->n : n;
+
+		memcpy(st->b + st->n, c, take);
+		st->n += take;
+		c += take;
+		n -= take;
+		if (st->n == sizeof st->b)
+			flush(st);
 	}
-	memcpy(st->b + st->n, p, n);
-	st->n += n;
 }
 
 static void feed_u64(struct keybuf *st, uint64_t v)
@@ -177,76 +203,131 @@ static void feed_str(struct keybuf *st, const char *s)
 		feed(st, s, len);
 }
 
-static void feed_attribute(struct keybuf *st, const struct dra_attribute *a)
+static uint64_t digest(struct keybuf *st)
 {
+	flush(st);
+	return st->folded;
+}
+
+static uint64_t attribute_hash(const struct dra_attribute *a)
+{
+	struct keybuf st = { .n = 0, .folded = 0 };
 	size_t k;
 
-	feed_u64(st, (uint64_t)a->type);
-	feed_u64(st, a->n);
+	feed_u64(&st, (uint64_t)a->type);
+	feed_u64(&st, a->n);
 	for (k = 0; k < a->n; k++) {
 		if (a->ints)
-			feed_u64(st, (uint64_t)a->ints[k]);
+			feed_u64(&st, (uint64_t)a->ints[k]);
 		if (a->bools)
-			feed_u64(st, a->bools[k]);
+			feed_u64(&st, a->bools[k]);
 		if (a->strings)
-			feed_str(st, a->strings[k]);
+			feed_str(&st, a->strings[k]);
+	}
+	return digest(&st);
+}
+
+static uint64_t capacity_hash(const struct quantity *q)
+{
+	uint64_t v[4] = { q->negative, q->mantissa, (uint64_t)(int64_t)q->exp10, q->exp2 };
+
+	return hash_key_bytes(v, sizeof v);
+}
+
+static uint64_t name_hash_of(const char *domain, const char *name)
+{
+	domain = domain ? domain : "";
+	name = name ? name : "";
+	return entry_name_hash(domain, strlen(domain), name, strlen(name));
+}
+
+/* Entry i's name and value hashes: attributes first, then capacities. */
+static void entry_hashes(const struct dra_device *d, size_t i, uint64_t *name, uint64_t *value)
+{
+	if (i < d->nattributes) {
+		*name = name_hash_of(d->attributes[i].domain, d->attributes[i].name);
+		*value = attribute_hash(&d->attributes[i]);
+	} else {
+		const struct dra_capacity *c = &d->capacity[i - d->nattributes];
+
+		*name = name_hash_of(c->domain, c->name);
+		*value = capacity_hash(&c->value);
 	}
 }
 
-static void feed_read(struct keybuf *st, const struct cel_read *r, const struct dra_device *d)
+void dra_cel_device_prepare(struct dra_device *d, const char *driver)
 {
+	size_t n = d->nattributes + d->ncapacity, i;
+
+	free(d->entry_hashes);
+	d->entries_hashed = false;
+	d->entry_hashes = xcalloc(2 * n + 1, sizeof *d->entry_hashes);
+	for (i = 0; i < n; i++)
+		entry_hashes(d, i, &d->entry_hashes[2 * i], &d->entry_hashes[2 * i + 1]);
+	d->versions_ok = cel_device_versions_parse(d);
+	d->hashed_driver = driver;
+	d->driver_hash = hash_key_bytes(driver ? driver : "", driver ? strlen(driver) : 0);
+	d->entries_hashed = true;
+}
+
+/* The value hash of the first entry of d named as r reads (in the range
+ * of attributes or of capacities), or 0 with *found false. */
+static uint64_t read_value(const struct cel_read *r, const struct dra_device *d, bool *found)
+{
+	size_t from = r->kind == CEL_READ_ATTRIBUTE ? 0 : d->nattributes;
+	size_t to = r->kind == CEL_READ_ATTRIBUTE ? d->nattributes : d->nattributes + d->ncapacity;
 	size_t i;
 
-	feed_u64(st, (uint64_t)r->kind);
-	if (r->kind == CEL_READ_MULTIPLE) {
-		feed_u64(st, d->allow_multiple_allocations);
-		return;
-	}
-	/* The evaluator's lookup: the first entry of that domain and name. */
-	if (r->kind == CEL_READ_ATTRIBUTE) {
-		for (i = 0; i < d->nattributes; i++)
-			if (same(d->attributes[i].domain, r->domain, r->domain_len) &&
-			    same(d->attributes[i].name, r->name, r->name_len)) {
-				feed_u64(st, 1);
-				feed_attribute(st, &d->attributes[i]);
-				return;
-			}
-	} else if (r->kind == CEL_READ_CAPACITY) {
-		for (i = 0; i < d->ncapacity; i++)
-			if (same(d->capacity[i].domain, r->domain, r->domain_len) &&
-			    same(d->capacity[i].name, r->name, r->name_len)) {
-				const struct quantity *q = &d->capacity[i].value;
+	*found = false;
+	for (i = from; i < to; i++) {
+		uint64_t name, value;
 
-				feed_u64(st, 1);
-				feed_u64(st, q->negative);
-				feed_u64(st, q->mantissa);
-				feed_u64(st, (uint64_t)(int64_t)q->exp10);
-				feed_u64(st, q->exp2);
-				return;
-			}
+		if (d->entries_hashed) {
+			name = d->entry_hashes[2 * i];
+			value = d->entry_hashes[2 * i + 1];
+		} else {
+			entry_hashes(d, i, &name, &value);
+		}
+		if (name == r->name_hash) {
+			*found = true;
+			return value;
+		}
 	}
-	feed_u64(st, 0);
+	return 0;
 }
 
 bool dra_cel_device_key(const struct dra_cel_program *p, const struct dra_device *d,
 			const char *driver, uint64_t *key)
 {
-	struct keybuf st;
-	size_t i;
+	uint64_t v[4 + 2 * 32];
+	size_t n = 0, i;
 
-	if (p == NULL || d == NULL || !p->reads_fixed)
+	if (p == NULL || d == NULL || !p->reads_fixed || p->nreads > 32)
 		return false;
-	st.n = 0;
-	st.over = false;
 	/* The program, then what fails a device whatever it reads. */
-	feed_u64(&st, (uint64_t)(uintptr_t)p);
-	feed_u64(&st, d->nattributes > CEL_MAX_DEVICE_ENTRIES || d->ncapacity > CEL_MAX_DEVICE_ENTRIES);
-	feed_u64(&st, cel_device_versions_parse(d));
-	feed_str(&st, driver ? driver : "");
-	for (i = 0; i < p->nreads; i++)
-		feed_read(&st, &p->reads[i], d);
-	if (st.over)
-		return false;
-	*key = hash_key_bytes(st.b, st.n);
+	v[n++] = (uint64_t)(uintptr_t)p;
+	v[n++] = d->nattributes > CEL_MAX_DEVICE_ENTRIES || d->ncapacity > CEL_MAX_DEVICE_ENTRIES;
+	v[n++] = d->entries_hashed ? d->versions_ok : cel_device_versions_parse(d);
+	v[n++] = d->entries_hashed && d->hashed_driver == driver
+			 ? d->driver_hash
+			 : hash_key_bytes(driver ? driver : "", driver ? strlen(driver) : 0);
+	for (i = 0; i < p->nreads; i++) {
+		const struct cel_read *r = &p->reads[i];
+		bool found = false;
+
+		if (r->kind == CEL_READ_MULTIPLE) {
+			v[n++] = (uint64_t)r->kind << 1 | d->allow_multiple_allocations;
+			v[n++] = 0;
+		} else if (r->kind == CEL_READ_DRIVER) {
+			v[n++] = (uint64_t)r->kind << 1;
+			v[n++] = 0;
+		} else {
+			uint64_t value = read_value(r, d, &found);
+
+			v[n++] = (uint64_t)r->kind << 1 | found;
+			v[n++] = value;
+		}
+	}
+	*key = hash_key_bytes(v, n * sizeof *v);
 	return true;
 }

@@ -27,6 +27,7 @@ struct cel_read {
 	enum cel_read_kind kind;
 	const char *domain, *name; /* ATTRIBUTE, CAPACITY: in the program's arena */
 	size_t domain_len, name_len;
+	uint64_t name_hash;        /* cel_entry_name_hash of domain and name */
 };
 
 /* Fills p->reads (in its arena) and p->reads_fixed after the checker. */

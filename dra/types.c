@@ -42,6 +42,7 @@ void dra_device_cleanup(struct dra_device *d)
 		free(d->taints[i].effect);
 	}
 	free(d->taints);
+	free(d->entry_hashes);
 	free(d->node_name);
 	sched_term_cleanup(&d->node_selector);
 	memset(d, 0, sizeof *d);

@@ -74,6 +74,15 @@ struct dra_device {
 	bool consumes_counters;    /* consumesCounters[] non-empty */
 	bool binding_conditions;   /* bindingConditions[] non-empty */
 	bool allow_multiple_allocations;
+	/* dra_cel_device_prepare's tables (entries_hashed), kept when the
+	 * slice is stored: for each attribute, then each capacity, the hash
+	 * of its domain and name and the hash of its value, side by side, and
+	 * whether every version attribute parses. The selector memo's keys
+	 * read these rather than the strings. */
+	bool entries_hashed, versions_ok;
+	uint64_t *entry_hashes;        /* 2 * (nattributes + ncapacity) */
+	const char *hashed_driver;     /* the driver string hashed below */
+	uint64_t driver_hash;
 	/* dra_numa_own's answer kept (numa_cached) when the slice is stored:
 	 * every filter reads it for every device of every node. */
 	bool numa_cached, numa_known;

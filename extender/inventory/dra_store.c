@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "dra/cel.h"
 #include "dra/numa.h"
 
 struct dra_store {
@@ -220,8 +221,10 @@ void dra_batch_put_slice(struct dra_batch *b, struct dra_slice *obj, const char 
 
 	/* Stored slices do not change: their devices' NUMA nodes and their
 	 * duplicate names are worked out once here, not by every prediction. */
-	for (i = 0; i < obj->ndevices; i++)
+	for (i = 0; i < obj->ndevices; i++) {
 		dra_numa_cache(&obj->devices[i]);
+		dra_cel_device_prepare(&obj->devices[i], obj->driver);
+	}
 	dra_slice_check_duplicates(obj);
 	put(b, DRA_KIND_SLICE, NULL, obj->name, obj, sizeof *obj, version, origin);
 }

@@ -153,6 +153,9 @@ static void memo_answers_as_the_evaluator(void **state)
 	/* One without the model: the first expression errs on it. */
 	cel_dev_init(&devs[n], "bare");
 	cel_dev_capacity(&devs[n++], GPU, "memory", "8Gi");
+	/* Half of them as the store keeps them. */
+	for (i = 0; i < n; i += 2)
+		dra_cel_device_prepare(&devs[i], GPU);
 	dra_selectors_init(&set, &dra_cel_ops);
 	assert_non_null(set.memo);
 	for (round = 0; round < 2; round++)
@@ -178,12 +181,62 @@ static void memo_answers_as_the_evaluator(void **state)
 		dra_device_cleanup(&devs[i]);
 }
 
+/* A device prepared as the DRA store keeps it gets the very key it gets
+ * from its strings, for every program; and another driver string than
+ * the one prepared is still read. */
+static void prepared_devices_keep_the_same_keys(void **state)
+{
+	static const char *const exprs[] = {
+		"device.driver == 'gpu.example.com'",
+		"device.attributes['gpu.example.com'].model == 'H100'",
+		"device.capacity['gpu.example.com'].memory.compareTo(quantity('40Gi')) > 0",
+		"has(device.attributes['gpu.example.com'].nope) || device.attributes['resource.kubernetes.io'].numaNode == 1",
+		"device.attributes['gpu.example.com'].driverVersion.isGreaterThan(semver('500.0.0'))",
+	};
+	struct dra_device d, bad;
+	size_t e;
+
+	(void)state;
+	gpu(&d, "gpu-0", "H100", "80Gi", 1);
+	gpu(&bad, "gpu-1", "H100", "80Gi", 1);
+	cel_dev_version(&bad, GPU, "broken", "not-a-version");
+	for (e = 0; e < sizeof exprs / sizeof *exprs; e++) {
+		struct dra_cel_program *p = compiled(exprs[e]);
+		uint64_t before, after, other_before, other_after, bad_before, bad_after;
+
+		assert_true(dra_cel_device_key(p, &d, GPU, &before));
+		assert_true(dra_cel_device_key(p, &d, "other.example.com", &other_before));
+		assert_true(dra_cel_device_key(p, &bad, GPU, &bad_before));
+		dra_cel_device_prepare(&d, GPU);
+		dra_cel_device_prepare(&bad, GPU);
+		assert_true(d.entries_hashed && !bad.versions_ok);
+		assert_true(dra_cel_device_key(p, &d, GPU, &after));
+		assert_true(dra_cel_device_key(p, &d, "other.example.com", &other_after));
+		assert_true(dra_cel_device_key(p, &bad, GPU, &bad_after));
+		if (before != after || other_before != other_after || bad_before != bad_after)
+			fail_msg("%s: a prepared device keys differently", exprs[e]);
+		assert_true(before != other_before);
+		assert_true(before != bad_before);
+		dra_cel_free(p);
+		/* Unprepared again for the next program. */
+		free(d.entry_hashes);
+		d.entry_hashes = NULL;
+		d.entries_hashed = false;
+		free(bad.entry_hashes);
+		bad.entry_hashes = NULL;
+		bad.entries_hashed = false;
+	}
+	dra_device_cleanup(&d);
+	dra_device_cleanup(&bad);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fixed_reads_give_keys),
 		cmocka_unit_test(keys_follow_what_is_read),
 		cmocka_unit_test(memo_answers_as_the_evaluator),
+		cmocka_unit_test(prepared_devices_keep_the_same_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
