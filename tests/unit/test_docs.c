@@ -2,8 +2,9 @@
 /* The docs stand alone and match the code:
  *  - README.md, docs/ and tests/fuzz/README.md, the comments of config/ and
  *    manifests/ YAML, and the code (its comments, what it prints) cite no
- *    document or section outside the repository: no "§", no "section 4.4",
- *    no name of a reference page that is not in the tree;
+ *    document or section outside the repository: no section sign, no
+ *    numbered section, no markdown page the tree does not hold (this file
+ *    writes its own examples of each in pieces, so that it passes too);
  *  - every markdown link of README.md, docs/ and tests/fuzz/README.md that
  *    is not a URL reaches a file or folder of the tree, and its "#anchor" a
  *    heading of that file (GitHub's rule: lower case, punctuation dropped,
@@ -30,14 +31,8 @@
 #include "tests/support/tree_files.h"
 
 #define MAX_KEYS 128
-
-/* Reference pages kept outside the repository: a doc that names one points
- * its reader at nothing. */
-static const char *const outside_pages[] = {
-	"kubelet-topology-manager.md", "extender-protocol.md", "nrt-api-and-peers.md",
-	"kube-scheduler-model.md", "dra-numa.md", "node-side.md", "house-style-and-deps.md",
-	"shared/docs", NULL,
-};
+/* The made-up page the self-checks report on (in pieces: see above). */
+#define SELF_CHECK "docs/self-check" ".md"
 
 static char *slurp(const char *path)
 {
@@ -98,11 +93,68 @@ static bool icase_prefix(const char *s, const char *prefix)
 	return true;
 }
 
-/* "§", a numbered section ("section 4.4", "Section 3"), or an outside page. */
+/* The markdown pages of the tree, by file name: a page named anywhere must
+ * be one of them. */
+static struct tree_files pages;
+
+static void load_pages(void)
+{
+	static const char *const roots[] = { "docs", "tests", "manifests", "config", "scripts" };
+	size_t i;
+
+	if (pages.n != 0)
+		return;
+	tree_files_add_one(&pages, "README.md");
+	for (i = 0; i < sizeof roots / sizeof roots[0]; i++)
+		assert_true(tree_files_add(&pages, roots[i], ".md"));
+}
+
+static bool page_in_tree(const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < pages.n; i++) {
+		const char *base = strrchr(pages.path[i], '/');
+
+		base = base ? base + 1 : pages.path[i];
+		if (strlen(base) == len && memcmp(base, name, len) == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool path_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '-' || c == '_' || c == '.' || c == '/';
+}
+
+/* Every markdown file name in text (not part of a URL) is a page of the
+ * tree. */
+static void check_pages(struct report *r, const char *where, const char *text)
+{
+	const char *p, *start, *base;
+
+	for (p = strstr(text, ".md"); p != NULL; p = strstr(p + 3, ".md")) {
+		if (path_char(p[3]) && p[3] != '.' && p[3] != '/')
+			continue; /* ".mdx", ".md5": another word */
+		for (start = p; start > text && path_char(start[-1]); start--)
+			;
+		if (start > text && start[-1] == ':')
+			continue; /* a URL */
+		for (base = p; base > start && base[-1] != '/'; base--)
+			;
+		if (base == p || page_in_tree(base, (size_t)(p + 3 - base)))
+			continue;
+		report_add(r, "%s: names %.*s, which is not in the repository", where,
+			   (int)(p + 3 - start), start);
+	}
+}
+
+/* The section sign, a numbered section (the word, then a number), or a
+ * page outside the tree. */
 static void check_references(struct report *r, const char *where, const char *text)
 {
 	const char *p;
-	size_t i;
 
 	if (strstr(text, "\xc2\xa7") != NULL)
 		report_add(r, "%s: cites a section with \"\xc2\xa7\"", where);
@@ -114,22 +166,21 @@ static void check_references(struct report *r, const char *where, const char *te
 		if (isdigit((unsigned char)*q))
 			report_add(r, "%s: cites \"%.*s\", a numbered section", where, 12, p);
 	}
-	for (i = 0; outside_pages[i] != NULL; i++)
-		if (strstr(text, outside_pages[i]) != NULL)
-			report_add(r, "%s: names %s, which is not in the repository", where, outside_pages[i]);
+	check_pages(r, where, text);
 }
 
 static void docs_cite_nothing_outside_the_repository(void **state)
 {
-	/* Not tests/unit: this file names what it looks for. */
 	static const char *const code_roots[] = {
-		"base", "topology", "scheduler", "extender", "tests/bench", "tests/support", "tests/integration",
+		"base", "topology", "scheduler", "dra", "extender", "tests/bench", "tests/support",
+		"tests/integration", "tests/unit", "tests/fuzz",
 	};
 	static struct report r;
 	size_t i, nmd, nyaml;
 
 	(void)state;
 	memset(&r, 0, sizeof r);
+	load_pages();
 	markdown_files();
 	nmd = files.n;
 	assert_true(tree_files_add(&files, "config", ".yaml"));
@@ -163,13 +214,14 @@ static void docs_cite_nothing_outside_the_repository(void **state)
 	if (r.problems != 0)
 		fail_msg("the docs cite what the repository does not hold:\n%s", r.text);
 	/* The check finds each kind. */
-	check_references(&r, "(self-check)",
-			 "as doc \xc2\xa7" "7 says; see extender-protocol.md Section 4.4 and section 3; "
-			 "the sections below; intersection 5");
+	check_references(&r, SELF_CHECK,
+			 "as doc \xc2\xa7" "7 says; see no-such-page" ".md Sec" "tion 4.4 and sec" "tion 3; "
+			 "the sections below; intersection 5; https://example.com/a/notes" ".md; docs/tools"
+			 ".md; ../README" ".md");
 	assert_int_equal(r.problems, 4);
-	assert_non_null(strstr(r.text, "(self-check): cites \"Section 4.4 \""));
-	assert_non_null(strstr(r.text, "(self-check): cites \"section 3; t\""));
-	assert_non_null(strstr(r.text, "names extender-protocol.md"));
+	assert_non_null(strstr(r.text, SELF_CHECK ": cites \"Sec" "tion 4.4 \""));
+	assert_non_null(strstr(r.text, SELF_CHECK ": cites \"sec" "tion 3; t\""));
+	assert_non_null(strstr(r.text, "names no-such-page" ".md, which is not"));
 }
 
 /* ---- links --------------------------------------------------------------- */
@@ -314,14 +366,14 @@ static void docs_links_reach_files_and_headings(void **state)
 		fail_msg("the docs link to what is not there:\n%s", r.text);
 	/* The check finds a missing file and a missing heading, and follows
 	 * good links of both kinds. */
-	check_links(&r, "docs/self-check.md",
-		    "# Self check (mTLS)\n[a](operator-guide.md#metrics) [b](nosuch.md) "
+	check_links(&r, SELF_CHECK,
+		    "# Self check (mTLS)\n[a](operator-guide.md#metrics) [b](nosuch" ".md) "
 		    "[c](#self-check-mtls) [d](#nowhere) [e](../README.md) [f](https://example.com/x)\n"
-		    "```\n[g](inside-a-code-block.md)\n```\n");
+		    "```\n[g](inside-a-code-block" ".md)\n```\n");
 	if (r.problems != 2)
 		fail_msg("self-check: %s", r.text);
-	assert_non_null(strstr(r.text, "docs/self-check.md: link to docs/nosuch.md: no such file"));
-	assert_non_null(strstr(r.text, "docs/self-check.md: link to #nowhere: no such heading"));
+	assert_non_null(strstr(r.text, SELF_CHECK ": link to docs/nosuch" ".md: no such file"));
+	assert_non_null(strstr(r.text, SELF_CHECK ": link to #nowhere: no such heading"));
 }
 
 /* ---- the configuration's key table --------------------------------------- */
