@@ -216,7 +216,7 @@ static void docs_cite_nothing_outside_the_repository(void **state)
 	/* The check finds each kind. */
 	check_references(&r, SELF_CHECK,
 			 "as doc \xc2\xa7" "7 says; see no-such-page" ".md Sec" "tion 4.4 and sec" "tion 3; "
-			 "the sections below; intersection 5; https://example.com/a/notes" ".md; docs/tools"
+			 "the sections below; inter" "sec" "tion 5; https://example.com/a/notes" ".md; docs/tools"
 			 ".md; ../README" ".md");
 	assert_int_equal(r.problems, 4);
 	assert_non_null(strstr(r.text, SELF_CHECK ": cites \"Sec" "tion 4.4 \""));
