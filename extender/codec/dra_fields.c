@@ -54,8 +54,8 @@ static bool is_pool(const char *s, size_t len, char *why, size_t size)
 {
 	size_t start = 0, i;
 
-	if (len > 253) {
-		snprintf(why, size, "must be no more than 253 characters");
+	if (len > DRA_MAX_POOL) {
+		snprintf(why, size, "must be no more than %d characters", DRA_MAX_POOL);
 		return false;
 	}
 	for (i = 0; i <= len; i++) {

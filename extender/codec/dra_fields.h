@@ -31,6 +31,7 @@
 #define DRA_MAX_DOMAIN 63            /* the domain of a qualified name */
 #define DRA_MAX_ID 32                /* the C identifier of a qualified name */
 #define DRA_MAX_DRIVER 63            /* a driver name */
+#define DRA_MAX_POOL 253             /* a pool name */
 
 /* The name rules of the fields. */
 enum dra_name_rule {

@@ -61,7 +61,7 @@ struct dra_alloc_view {
 	 * allocator asks about every device of every node it predicts. */
 	struct strmap by_pool;
 	struct dra_pool_run *runs;
-	char **run_keys;
+	char *run_keys;
 	size_t nruns;
 };
 

@@ -12,6 +12,7 @@
 
 #include "base/hash.h"
 #include "base/xalloc.h"
+#include "extender/codec/dra_fields.h"
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {
@@ -185,26 +186,30 @@ static bool pool_key(char *buf, size_t size, const char *driver, const char *poo
 	return true;
 }
 
-#define POOL_KEY_MAX 640
+/* A driver name, the newline, a pool name (the decoders' limits: 63 and
+ * 253 characters), the NUL. */
+#define POOL_KEY_MAX (DRA_MAX_DRIVER + 1 + DRA_MAX_POOL + 1)
 
-/* The runs of v's sorted devices, one per pool. */
+/* The runs of v's sorted devices, one per pool, keyed side by side in
+ * run_keys. */
 static void pool_runs(struct dra_alloc_view *v)
 {
-	char key[POOL_KEY_MAX];
-	size_t i, j;
+	size_t i, j, bytes = 0, at = 0;
 
 	v->runs = xcalloc(v->n + 1, sizeof *v->runs);
-	v->run_keys = xcalloc(v->n + 1, sizeof *v->run_keys);
+	for (i = 0; i < v->n; i++)
+		bytes += strlen(v->v[i].driver) + strlen(v->v[i].pool) + 2;
+	v->run_keys = xmalloc(bytes + 1);
 	for (i = 0; i < v->n; i = j) {
 		for (j = i + 1; j < v->n && pool_cmp(v->v[i].driver, v->v[i].pool, v->v[j].driver,
 						      v->v[j].pool) == 0; j++)
 			;
-		if (!pool_key(key, sizeof key, v->v[i].driver, v->v[i].pool))
-			continue; /* looked up by the whole-array search */
+		if (!pool_key(v->run_keys + at, bytes + 1 - at, v->v[i].driver, v->v[i].pool))
+			continue;
 		v->runs[v->nruns].at = i;
 		v->runs[v->nruns].n = j - i;
-		v->run_keys[v->nruns] = xstrdup(key);
-		strmap_put(&v->by_pool, v->run_keys[v->nruns], &v->runs[v->nruns]);
+		strmap_put(&v->by_pool, v->run_keys + at, &v->runs[v->nruns]);
+		at += strlen(v->run_keys + at) + 1;
 		v->nruns++;
 	}
 }
@@ -243,13 +248,9 @@ static struct dra_alloc_view *alloc_view_build(struct dra_entry *const *e, size_
 
 static void alloc_view_unref(struct dra_alloc_view *v)
 {
-	size_t i;
-
 	if (v == NULL || atomic_fetch_sub_explicit(&v->refs, 1, memory_order_acq_rel) != 1)
 		return;
 	strmap_clear(&v->by_pool);
-	for (i = 0; i < v->nruns; i++)
-		free(v->run_keys[i]);
 	free(v->run_keys);
 	free(v->runs);
 	free(v->v);
