@@ -154,6 +154,27 @@ int spawn_run(const char *const argv[], int seconds, char **out, char **err)
 	return status;
 }
 
+int spawn_run_args(const char *args, int seconds, char **out, char **err)
+{
+	const char *argv[64];
+	char *copy = strdup(args), *save = NULL, *word;
+	size_t n = 0;
+	int status;
+
+	if (copy == NULL)
+		abort();
+	argv[n++] = spawn_serve_bin();
+	for (word = strtok_r(copy, " ", &save); word != NULL; word = strtok_r(NULL, " ", &save)) {
+		if (n + 1 >= sizeof argv / sizeof argv[0])
+			abort();
+		argv[n++] = word;
+	}
+	argv[n] = NULL;
+	status = spawn_run(argv, seconds, out, err);
+	free(copy);
+	return status;
+}
+
 bool spawn_log_contains(const char *path, const char *text)
 {
 	char *body = slurp(path);

@@ -27,6 +27,9 @@ pid_t spawn_process_split(const char *const argv[], const char *out, const char 
  * (malloc'd, NUL-terminated; free them). For commands that end by
  * themselves: --help, a bad command line, explain. */
 int spawn_run(const char *const argv[], int seconds, char **out, char **err);
+/* spawn_run of the serve binary with args, a command line split at spaces
+ * (no quoting: the tests' paths have none; at most 63 words). */
+int spawn_run_args(const char *args, int seconds, char **out, char **err);
 
 /* The serve binary under test: $BIN, else bin/numa-extender. */
 const char *spawn_serve_bin(void);
