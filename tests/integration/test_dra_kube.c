@@ -258,14 +258,7 @@ static void write_config(struct serve_cluster *c, bool dra)
 
 static bool wait_metric(const struct serve_cluster *c, const char *name, int64_t want)
 {
-	double until = serve_cluster_now() + DEADLINE_S;
-
-	while (serve_cluster_metric(c, name) != want) {
-		if (serve_cluster_now() > until)
-			return false;
-		usleep(20000);
-	}
-	return true;
+	return serve_cluster_wait_metric(c, name, want, DEADLINE_S);
 }
 
 static void serve_counts_dra_objects(void **state)

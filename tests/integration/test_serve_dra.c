@@ -151,17 +151,7 @@ static struct fake_apiserver *start_api(void)
 
 static bool wait_metric(const struct serve_cluster *c, const char *name, int64_t want)
 {
-	double until = serve_cluster_now() + DEADLINE_S;
-
-	while (serve_cluster_metric(c, name) != want) {
-		if (serve_cluster_now() > until) {
-			fprintf(stderr, "%s never became %lld (now %lld)\n", name, (long long)want,
-				(long long)serve_cluster_metric(c, name));
-			return false;
-		}
-		usleep(10000);
-	}
-	return true;
+	return serve_cluster_wait_metric(c, name, want, DEADLINE_S);
 }
 
 /* The one serve every case talks to: starting and stopping serve take

@@ -151,6 +151,22 @@ int64_t serve_cluster_metric(const struct serve_cluster *c, const char *name)
 	return v;
 }
 
+bool serve_cluster_wait_metric(const struct serve_cluster *c, const char *name, int64_t want,
+			       double seconds)
+{
+	double until = serve_cluster_now() + seconds;
+
+	while (serve_cluster_metric(c, name) != want) {
+		if (serve_cluster_now() > until) {
+			fprintf(stderr, "%s never became %lld (now %lld)\n", name, (long long)want,
+				(long long)serve_cluster_metric(c, name));
+			return false;
+		}
+		usleep(10000);
+	}
+	return true;
+}
+
 bool serve_cluster_wait_ledger(const struct serve_cluster *c, const char *node, const char *uid,
 			       const char *placement)
 {

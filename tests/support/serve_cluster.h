@@ -68,6 +68,10 @@ struct json_object *serve_cluster_post(const struct serve_cluster *c, struct htt
 /* The value of the sample named `name` (with its labels, as on the line's
  * start) on /metrics, -1 when absent or when /metrics does not answer 200. */
 int64_t serve_cluster_metric(const struct serve_cluster *c, const char *name);
+/* Waits up to `seconds` until that sample is want; false (what it is then
+ * on stderr) when it never was. */
+bool serve_cluster_wait_metric(const struct serve_cluster *c, const char *name, int64_t want,
+			       double seconds);
 /* Waits up to 15 s until /ledger/<node> shows uid followed by placement;
  * false when it never did. */
 bool serve_cluster_wait_ledger(const struct serve_cluster *c, const char *node, const char *uid,
