@@ -5,8 +5,10 @@
  * first NUL byte. Both go through the reflector's line handling into the
  * sources, the store and the assumed-pod ledger (NRT, pods — as the bound-pod
  * watch and again as the failed-pod watch of kubelet rejections —, the NRT again so
- * that fingerprints and TTLs flush); then a filter judges a fixed pod on
- * every node the store holds, and /ledger renders. Invariants: the filter
+ * that fingerprints and TTLs flush); pods bound with DRA claims are held
+ * against a small DRA inventory (tests/support/dra_sample.h) under
+ * dra.alignment: require; then a filter judges a fixed pod with a GPU
+ * claim on every node the store holds, and /ledger renders. Invariants: the filter
  * reply is JSON naming every node once; the ledger's JSON parses. */
 #include <json-c/json.h>
 #include <stdint.h>
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "extender/config.h"
+#include "extender/decide/dra_assume.h"
 #include "extender/http/handlers.h"
 #include "extender/inventory/ledger.h"
 #include "extender/log.h"
@@ -24,12 +27,14 @@
 #include "extender/inventory/store.h"
 #include "base/textbuf.h"
 #include "extender/codec/json_write.h"
+#include "tests/support/dra_sample.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char pod_json[] =
-	"{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\"},\"spec\":{\"containers\":[{\"name\":\"c\","
-	"\"resources\":{\"limits\":{\"cpu\":\"2\",\"memory\":\"1Gi\",\"nvidia.com/gpu\":\"1\"},"
+	"{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\"},\"spec\":{\"resourceClaims\":"
+	"[{\"name\":\"g\",\"resourceClaimName\":\"gpu\"}],\"containers\":[{\"name\":\"c\","
+	"\"resources\":{\"claims\":[{\"name\":\"g\"}],\"limits\":{\"cpu\":\"2\",\"memory\":\"1Gi\",\"nvidia.com/gpu\":\"1\"},"
 	"\"requests\":{\"cpu\":\"2\",\"memory\":\"1Gi\",\"nvidia.com/gpu\":\"1\"}}}]}}";
 
 static void check_filter(const struct handler_ctx *h, struct store *store)
@@ -75,6 +80,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct source_kube *nrt;
 	struct source_pods *pods;
 	struct ledger *ledger;
+	struct dra_store *dra;
+	struct dra_assume *assumed;
 	struct store *store;
 	struct config cfg;
 	struct json_object *o;
@@ -91,6 +98,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ledger = ledger_new(store, &lo);
 	nrt = source_kube_detached(store);
 	pods = source_pods_detached(ledger);
+	config_init(&cfg);
+	cfg.dra_enabled = true;
+	cfg.dra_alignment = CONFIG_DRA_REQUIRE;
+	settings_holder_init(&holder, settings_new(&cfg));
+	dra = dra_sample_store();
+	assumed = dra_assume_new(30000, 0);
+	source_pods_set_dra(pods, assumed, dra, &holder);
 	ledger_list_begin(ledger);
 	ledger_list_end(ledger, true);
 	source_kube_feed(nrt, text, nrt_len, chunk);
@@ -100,9 +114,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		source_pods_feed_failed(pods, nul + 1, pods_len, chunk);
 	}
 	source_kube_feed(nrt, text, nrt_len, chunk + 7);
-	config_init(&cfg);
-	settings_holder_init(&holder, settings_new(&cfg));
 	memset(&ctx, 0, sizeof ctx);
+	ctx.dra = dra;
+	ctx.dra_assumed = assumed;
 	ctx.store = store;
 	ctx.settings = &holder;
 	ctx.ledger = ledger;
@@ -117,6 +131,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	config_cleanup(&cfg);
 	source_pods_stop(pods);
 	source_kube_stop(nrt);
+	dra_assume_free(assumed);
+	dra_store_free(dra);
 	ledger_free(ledger);
 	store_free(store);
 	return 0;

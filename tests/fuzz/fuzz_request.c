@@ -18,7 +18,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "extender/codec/dra_decode.h"
 #include "extender/config.h"
 #include "extender/decide/dra_veto.h"
 #include "extender/decisionlog.h"
@@ -29,6 +28,7 @@
 #include "extender/decide/settings.h"
 #include "extender/inventory/source_kube.h"
 #include "extender/inventory/store.h"
+#include "tests/support/dra_sample.h"
 #include "tests/support/fake_apiserver.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -61,51 +61,9 @@ static const char unbound_pod[] =
 	"\"requests\":{\"cpu\":\"2\",\"memory\":\"1Gi\",\"nvidia.com/gpu\":\"1\"}}}]},"
 	"\"status\":{\"phase\":\"Pending\"}}";
 
-#define SLICE(node)                                                                             \
-	"{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":"   \
-	"\"" node "-gpu\"},\"spec\":{\"driver\":\"gpu.example.com\",\"nodeName\":\"" node "\","        \
-	"\"pool\":{\"name\":\"" node "\",\"generation\":1,\"resourceSliceCount\":1},\"devices\":["      \
-	"{\"name\":\"gpu-0\",\"attributes\":{\"model\":{\"string\":\"a\"},"                            \
-	"\"resource.kubernetes.io/numaNode\":{\"int\":0}}},"                                            \
-	"{\"name\":\"gpu-1\",\"attributes\":{\"model\":{\"string\":\"a\"},"                            \
-	"\"resource.kubernetes.io/numaNode\":{\"int\":1}}}]}},"
-
-static const char dra_objects[] =
-	"{\"kind\":\"List\",\"items\":[" SLICE("w1") SLICE("w2") SLICE("w3") SLICE("w4")
-	"{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\",\"metadata\":{\"name\":"
-	"\"gpu\"},\"spec\":{\"selectors\":[{\"cel\":{\"expression\":"
-	"\"device.driver == 'gpu.example.com' && device.attributes['gpu.example.com'].model == 'a'\"}}]}},"
-	"{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":"
-	"\"gpu\",\"namespace\":\"default\"},\"spec\":{\"devices\":{\"requests\":[{\"name\":\"g\","
-	"\"exactly\":{\"deviceClassName\":\"gpu\"}}]}}},"
-	"{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":"
-	"\"held\",\"namespace\":\"default\"},\"spec\":{\"devices\":{\"requests\":[{\"name\":\"g\","
-	"\"exactly\":{\"deviceClassName\":\"gpu\"}}]}},\"status\":{\"allocation\":{\"devices\":"
-	"{\"results\":[{\"request\":\"g\",\"driver\":\"gpu.example.com\",\"pool\":\"w1\","
-	"\"device\":\"gpu-0\"}]}}}},"
-	"{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaimTemplate\",\"metadata\":"
-	"{\"name\":\"one-gpu\",\"namespace\":\"default\"},\"spec\":{\"spec\":{\"devices\":"
-	"{\"requests\":[{\"name\":\"g\",\"exactly\":{\"deviceClassName\":\"gpu\"}}]}}}}]}";
-
 static struct handler_ctx ctx;
 static struct fake_apiserver *api;
 
-static struct dra_store *dra_inventory(void)
-{
-	struct dra_store *s = dra_store_new();
-	struct dra_batch *b = dra_batch_new();
-	struct dra_objects o;
-	struct errmsg msg;
-
-	memset(&o, 0, sizeof o);
-	if (dra_objects_decode(dra_objects, sizeof dra_objects - 1, "fuzz", &o, &msg) != ERR_OK || o.nbad)
-		abort();
-	dra_batch_put_objects(b, &o, "1", "fuzz");
-	dra_objects_cleanup(&o);
-	dra_store_publish(s, b);
-	dra_store_set_ready(s, true);
-	return s;
-}
 
 static void put_pods(void)
 {
@@ -152,7 +110,7 @@ static void setup(void)
 	cfg.dra_enabled = true;
 	cfg.dra_alignment = CONFIG_DRA_REQUIRE;
 	settings_holder_init(&holder, settings_new(&cfg));
-	ctx.dra = dra_inventory();
+	ctx.dra = dra_sample_store();
 	ctx.veto = dra_veto_new();
 	ctx.store = store_new();
 	ctx.settings = &holder;
