@@ -4,7 +4,38 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/textbuf.h"
+#include "dra/align.h"
 #include "extender/codec/dra_decode.h"
+
+/* One object left out, its kind and names quoted unless plain: they are
+ * the file's, and a file may hold anything. */
+static void warn_bad(FILE *warn, const char *path, const struct dra_bad_object *bad)
+{
+	struct textbuf b;
+
+	textbuf_init(&b, 4096);
+	textbuf_adds(&b, "warning: --dra ");
+	textbuf_adds(&b, path);
+	textbuf_adds(&b, ": ");
+	if (bad->kind[0])
+		dra_align_add_name(&b, bad->kind);
+	else
+		textbuf_adds(&b, "object");
+	textbuf_adds(&b, " ");
+	if (bad->namespace_ != NULL) {
+		dra_align_add_name(&b, bad->namespace_);
+		textbuf_adds(&b, "/");
+	}
+	if (bad->name[0])
+		dra_align_add_name(&b, bad->name);
+	else
+		textbuf_adds(&b, "(unnamed)");
+	textbuf_adds(&b, " left out: ");
+	textbuf_adds(&b, bad->message);
+	fprintf(warn, "%s\n", textbuf_str(&b));
+	textbuf_free(&b);
+}
 
 enum err dra_paths_load(const char *const *paths, size_t npaths, FILE *warn, struct dra_store **out,
 			struct errmsg *msg)
@@ -26,10 +57,7 @@ enum err dra_paths_load(const char *const *paths, size_t npaths, FILE *warn, str
 			return rc;
 		}
 		for (i = 0; warn != NULL && i < o.nbad; i++)
-			fprintf(warn, "warning: --dra %s: %s %s%s%s left out: %s\n", paths[p],
-				o.bad[i].kind[0] ? o.bad[i].kind : "object",
-				o.bad[i].namespace_ ? o.bad[i].namespace_ : "", o.bad[i].namespace_ ? "/" : "",
-				o.bad[i].name[0] ? o.bad[i].name : "(unnamed)", o.bad[i].message);
+			warn_bad(warn, paths[p], &o.bad[i]);
 		/* Read once: one version does (a file's objects have names of
 		 * their own). */
 		dra_batch_put_objects(b, &o, "1", paths[p]);

@@ -10,7 +10,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/textbuf.h"
 #include "base/xalloc.h"
+#include "dra/align.h"
 #include "extender/file_read.h"
 
 static const char *const kind_names[DRA_KIND_COUNT] = {
@@ -136,15 +138,31 @@ static enum err decode_one(struct dra_objects *o, int k, const struct doc *d, co
 	}
 }
 
+/* s as it is when it is a plain name, else quoted (it is the text's, and
+ * goes into messages and logs). */
+static const char *plain_or_quoted(const char *s, char *buf, size_t cap)
+{
+	struct textbuf t;
+
+	textbuf_init_fixed(&t, buf, cap);
+	dra_align_add_name(&t, s);
+	return buf;
+}
+
 /* "origin (document N, items[i], Kind ns/name)", each part when known. */
 static void item_origin(char *buf, size_t size, const char *origin, size_t doc, long item,
 			int k, const struct doc *d)
 {
 	const char *name = peek(d, true, "name"), *ns = NULL;
 	char docpart[48] = "", itempart[48] = "", who[600] = "";
+	char qname[DOC_QUOTE_CAP], qns[DOC_QUOTE_CAP];
 
 	if (k >= 0 && namespaced[k])
 		ns = peek(d, true, "namespace");
+	if (name != NULL)
+		name = plain_or_quoted(name, qname, sizeof qname);
+	if (ns != NULL)
+		ns = plain_or_quoted(ns, qns, sizeof qns);
 	if (doc > 0)
 		snprintf(docpart, sizeof docpart, "document %zu", doc);
 	if (item >= 0)

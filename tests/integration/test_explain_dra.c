@@ -347,6 +347,8 @@ static void bad_dra_input_is_named(void **state)
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.err, "warning: --dra " D "bad/one-bad-object.yaml: ResourceClaim ml/broken left out: "));
 	assert_non_null(strstr(r.err, "warning: --dra " D "bad/one-bad-object.yaml: ResourceSlice bad-slice left out: "));
+	assert_non_null(strstr(r.err, "DeviceClass \"evil\\x1b[31mred\" left out: "));
+	assert_null(strchr(r.err, '\x1b'));
 	root = parse_or_fail(&r);
 	assert_member(json_object_object_get(node_of(root, "gpu-mis"), "dra"), "aligned", "false");
 	json_object_put(root);
